@@ -1,0 +1,120 @@
+// The plain data that flows through a sweep: what a problem is, what the device is, and what
+// happened to each candidate. Every stage (enumerate -> compile -> run -> store) fills in part of a
+// CandidateRecord; nothing here knows how.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ktune {
+
+// Integer names visible to constraint/launch expressions: parameters, derived values, problem
+// dimensions and family/device facts. Ordered so that printing is stable.
+using Bindings = std::map<std::string, int64_t>;
+
+// How a candidate ended. Mirrors the CUTLASS profiler's Disposition: a bad candidate is data.
+enum class Disposition {
+  passed,          // ran, matched the reference, timed
+  incorrect,       // ran, but the output does not match the reference within tolerance
+  compile_failed,  // NVRTC rejected the source
+  invalid,         // ruled out before running: constraints, resources, alignment
+  launch_failed,   // the launch itself was refused (too much shared memory, registers, threads)
+  crashed,         // the worker died or hit a sticky CUDA error (illegal address, ...)
+  timeout,         // the worker did not answer in time (a hung kernel) and was killed
+  not_run,         // skipped: e.g. --dry-run or no GPU
+};
+
+const char* to_string(Disposition d);
+std::optional<Disposition> disposition_from_string(const std::string& s);
+
+// One GEMM-like problem. `dims` holds M, N, K (or whatever the family needs).
+struct Problem {
+  std::string family;  // "gemm"
+  Bindings dims;       // {"K":..., "M":..., "N":...}
+  std::string dtype;   // "fp16" | "bf16" | "fp32"
+  std::string layout;  // A then B: "rr", "rc", "cr", "cc" (r = row-major, c = column-major)
+
+  std::string describe() const;  // "gemm 4096x4096x4096 fp16 rr"
+};
+
+struct DeviceInfo {
+  std::string name;          // "NVIDIA H100 80GB HBM3"
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  int64_t l2_bytes = 0;
+  int64_t global_mem_bytes = 0;
+  int64_t max_smem_per_block_optin = 0;
+  int max_threads_per_block = 0;
+  int max_regs_per_block = 0;
+  int sm_clock_khz = 0;      // max SM clock reported by the driver
+  int mem_clock_khz = 0;
+  int mem_bus_width_bits = 0;
+  int driver_version = 0;    // cuDriverGetVersion, e.g. 13000
+  std::string arch() const;  // "sm_90a" for 9.0 (arch-specific features on), "sm_80", ...
+};
+
+// What the compiler said about one candidate.
+struct CompileInfo {
+  bool ok = false;
+  bool from_cache = false;
+  double compile_ms = 0;
+  int registers = -1;
+  int spill_stores = 0;      // bytes
+  int spill_loads = 0;       // bytes
+  int stack_frame = 0;       // bytes
+  int static_smem = 0;       // bytes (ptxas "smem")
+  std::vector<std::string> perf_warnings;  // ptxas "potential performance loss" lines (C75xx)
+  std::string log;           // full NVRTC log, kept only when something went wrong
+  std::string cubin_path;    // where the cubin lives in the on-disk compile cache
+  std::string lowered_name;  // mangled kernel name
+};
+
+// Statistics over timed samples, all in milliseconds.
+struct TimeStats {
+  size_t n = 0;
+  double median = 0, mean = 0, min = 0, max = 0, stdev = 0, p20 = 0, p80 = 0;
+};
+
+// Output compared with the fp32 reference.
+struct ErrorStats {
+  double max_abs = 0;
+  double max_rel = 0;        // |out-ref| / max(|ref|, tiny)
+  double norm_rel = 0;       // ||out-ref|| / ||ref||
+  int64_t nonfinite = 0;     // NaN/Inf in the output (an unwritten poisoned element shows here)
+  int64_t mismatches = 0;    // elements with |out-ref| > atol + rtol*|ref|
+};
+
+struct Launch {
+  int64_t grid[3] = {1, 1, 1};
+  int64_t block[3] = {1, 1, 1};
+  int64_t shared_bytes = 0;
+};
+
+struct CandidateRecord {
+  std::string source;        // "ktune" for a tuned kernel, "cublas" for the reference
+  std::string config_name;   // sweep config name, e.g. "gemm_mma"
+  Bindings params;           // the tunables only
+  std::string kernel_name;   // name expression, e.g. ktune_gemm_mma<__half, 1, 1, 128, ...>
+  Launch launch;
+  Disposition disposition = Disposition::not_run;
+  std::string reason;        // why, for anything but passed
+  CompileInfo compile;
+  std::optional<TimeStats> time;
+  std::vector<double> samples_ms;  // raw samples (kept for reports and comparisons)
+  bool pruned = false;       // sampling stopped early: clearly slower than the best so far
+  std::optional<ErrorStats> error;
+  double tflops = 0;
+  double gbps = 0;
+  double ratio_vs_reference = 0;  // reference median / this median (>1 means faster than cuBLAS)
+};
+
+// Cost model of a problem: what the roofline needs.
+struct Cost {
+  double flops = 0;
+  double min_bytes = 0;  // each input read once, each output written once
+};
+
+}  // namespace ktune
