@@ -1,0 +1,186 @@
+// Enumeration of a sweep's candidates. Each candidate is evaluated in a fixed order, derived
+// values -> kernel name -> constraints (stopping at the first that fails) -> launch, and any
+// evaluation error becomes that candidate's invalid_reason rather than an exception.
+#include "space/enumerate.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <set>
+
+#include "util/error.hpp"
+
+namespace ktune {
+
+namespace {
+
+// A guard, not a tuning knob: a Candidate costs about a kilobyte, so a million is already a
+// gigabyte, and a sweep that large is a config mistake (a forgotten constraint cannot shrink
+// the product: constraints are evaluated per candidate).
+constexpr size_t max_candidates = 1'000'000;
+
+// Every name the config's expressions and kernel_name need from outside (not a parameter or a
+// derived value) must be in `context` or `placeholders`. Checked once, up front: a missing one
+// is the caller's mistake and would otherwise mark every candidate invalid with the same reason.
+void check_inputs(const SweepConfig& config, const Bindings& context,
+                  const std::map<std::string, std::string>& placeholders) {
+  std::set<std::string> provided;
+  for (const auto& [name, values] : config.parameters) provided.insert(name);
+  for (const auto& [name, expr] : config.derived) provided.insert(name);
+  for (const auto& [name, value] : context) provided.insert(name);
+
+  auto need = [&](const Expr& e, const std::string& where) {
+    for (const auto& name : e.names())
+      if (!provided.count(name))
+        throw ConfigError(
+            fmt::format("sweep {}: {} uses \"{}\", which the context does not provide", config.name,
+                        where, name));
+  };
+  for (const auto& [name, expr] : config.derived) need(expr, "derived " + name);
+  for (const auto& expr : config.constraints) need(expr, "constraint \"" + expr.text() + "\"");
+  for (int i = 0; i < 3; ++i) {
+    need(config.grid[i], fmt::format("launch.grid[{}]", i));
+    need(config.block[i], fmt::format("launch.block[{}]", i));
+  }
+  need(config.shared_bytes, "launch.shared_bytes");
+  for (const auto& p : find_placeholders(config.kernel_name))
+    if (!provided.count(p.name) && !placeholders.count(p.name))
+      throw ConfigError(
+          fmt::format("sweep {}: kernel_name uses {{{}}}, which neither the context "
+                      "nor the string placeholders provide",
+                      config.name, p.name));
+}
+
+Candidate invalid(Candidate c, std::string reason) {
+  c.valid = false;
+  c.invalid_reason = std::move(reason);
+  return c;
+}
+
+// Evaluates one assignment of the parameters. check_inputs has run, so an exception here can only
+// come from arithmetic (division by zero, overflow): it is caught and becomes the reason.
+Candidate evaluate(const SweepConfig& config, const Bindings& params, const Bindings& context,
+                   const std::map<std::string, std::string>& placeholders) {
+  Candidate c;
+  c.params = params;
+  c.bindings = context;
+  for (const auto& [name, value] : params) c.bindings[name] = value;
+
+  for (const auto& [name, expr] : config.derived) {
+    try {
+      c.bindings[name] = expr.eval(c.bindings);
+    } catch (const ConfigError& e) {
+      return invalid(std::move(c), fmt::format("derived {}: {}", name, e.what()));
+    }
+  }
+  c.kernel_name = substitute(config.kernel_name, c.bindings, placeholders);
+
+  for (const auto& expr : config.constraints) {
+    try {
+      if (expr.eval(c.bindings) == 0)
+        return invalid(std::move(c), "constraint failed: " + expr.text());
+    } catch (const ConfigError& e) {
+      return invalid(std::move(c), fmt::format("constraint: {}", e.what()));
+    }
+  }
+
+  // Launch geometry: a zero or negative size can only come from an expression bug or a missing
+  // constraint, and the driver would reject the launch with a less helpful message.
+  auto launch_value = [&](const Expr& expr, const std::string& what, int64_t min,
+                          int64_t& out) -> bool {
+    try {
+      out = expr.eval(c.bindings);
+    } catch (const ConfigError& e) {
+      c = invalid(std::move(c), fmt::format("{}: {}", what, e.what()));
+      return false;
+    }
+    if (out < min) {
+      c = invalid(std::move(c), fmt::format("{} = {} is below {}", what, out, min));
+      return false;
+    }
+    return true;
+  };
+  for (int i = 0; i < 3; ++i) {
+    if (!launch_value(config.grid[i], fmt::format("launch.grid[{}]", i), 1, c.launch.grid[i]) ||
+        !launch_value(config.block[i], fmt::format("launch.block[{}]", i), 1, c.launch.block[i]))
+      return c;
+  }
+  launch_value(config.shared_bytes, "launch.shared_bytes", 0, c.launch.shared_bytes);
+  return c;
+}
+
+}  // namespace
+
+std::vector<Candidate> enumerate(const SweepConfig& config, const Bindings& context,
+                                 const std::map<std::string, std::string>& placeholders) {
+  check_inputs(config, context, placeholders);
+
+  size_t total = 1;
+  for (const auto& [name, values] : config.parameters) {
+    if (__builtin_mul_overflow(total, values.size(), &total) || total > max_candidates)
+      throw ConfigError(
+          fmt::format("sweep {}: the parameters make more than {} combinations; "
+                      "shorten the parameter lists",
+                      config.name, max_candidates));
+  }
+
+  std::vector<Candidate> out;
+  out.reserve(total);
+  // An odometer over the value lists: the last parameter turns fastest.
+  std::vector<size_t> index(config.parameters.size(), 0);
+  Bindings params;
+  for (size_t n = 0; n < total; ++n) {
+    for (size_t p = 0; p < config.parameters.size(); ++p)
+      params[config.parameters[p].first] = config.parameters[p].second[index[p]];
+    out.push_back(evaluate(config, params, context, placeholders));
+    for (size_t p = config.parameters.size(); p-- > 0;) {
+      if (++index[p] < config.parameters[p].second.size()) break;
+      index[p] = 0;
+    }
+  }
+  return out;
+}
+
+Candidate make_candidate(const SweepConfig& config, const Bindings& params, const Bindings& context,
+                         const std::map<std::string, std::string>& placeholders) {
+  std::vector<std::string> names;
+  for (const auto& [name, values] : config.parameters) names.push_back(name);
+  for (const auto& [name, value] : params)
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      throw ConfigError(fmt::format("sweep {} has no parameter {} (parameters: {})", config.name,
+                                    name, fmt::join(names, ", ")));
+  for (const auto& [name, values] : config.parameters)
+    if (!params.count(name))
+      throw ConfigError(fmt::format("sweep {}: parameter {} needs a value (the sweep tries {})",
+                                    config.name, name, fmt::join(values, ", ")));
+  check_inputs(config, context, placeholders);
+  return evaluate(config, params, context, placeholders);
+}
+
+std::string substitute(std::string_view tmpl, const Bindings& bindings,
+                       const std::map<std::string, std::string>& placeholders) {
+  std::vector<Placeholder> found;
+  try {
+    found = find_placeholders(tmpl);
+  } catch (const SyntaxError& e) {
+    throw ConfigError(fmt::format("template \"{}\": {}", tmpl, e.what()));
+  }
+  std::string out;
+  size_t done = 0;
+  for (const auto& p : found) {
+    out.append(tmpl.substr(done, p.offset - done));
+    if (auto it = placeholders.find(p.name); it != placeholders.end()) {
+      out += it->second;
+    } else if (auto b = bindings.find(p.name); b != bindings.end()) {
+      out += std::to_string(b->second);
+    } else {
+      throw ConfigError(fmt::format("template \"{}\": nothing to put in {{{}}}", tmpl, p.name));
+    }
+    done = p.offset + p.name.size() + 2;
+  }
+  out.append(tmpl.substr(done));
+  return out;
+}
+
+}  // namespace ktune

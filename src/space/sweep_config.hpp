@@ -1,0 +1,60 @@
+// A sweep config (configs/*.json): which kernel, which tunable parameters, what is derived from
+// them, which combinations are allowed and how each one is launched. Everything a user can get
+// wrong is checked here, at load time, with file:line:col in the message, so that a typo never
+// reaches NVRTC or the GPU.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "space/expr.hpp"
+#include "tune/record.hpp"
+
+namespace ktune {
+
+struct SweepConfig {
+  std::string name, family, description;
+  std::string kernel_path;         // as written in the file
+  std::filesystem::path base_dir;  // folder of the config file ("" for embedded configs)
+  std::string kernel_name;         // template with {NAME} placeholders
+  int min_arch = 0;                // e.g. 80: the kernel needs sm_80 or newer
+  std::vector<std::pair<std::string, std::vector<int64_t>>> parameters;  // file order
+  std::vector<std::pair<std::string, Expr>> derived;                     // file order
+  std::vector<Expr> constraints;
+  Expr grid[3], block[3], shared_bytes;
+  std::vector<Bindings> problems;
+  std::vector<std::string> dtypes, layouts;
+};
+
+// The spellings the "dtypes" and "layouts" keys accept (the same as Problem's).
+inline constexpr std::string_view known_dtypes[] = {"fp16", "bf16", "fp32"};
+inline constexpr std::string_view known_layouts[] = {"rr", "rc", "cr", "cc"};
+
+// Parses and checks a config. `origin` names the text in error messages (a path).
+// `context_names`: integer names the family and device provide to expressions (M, N, K,
+// elem_bytes, ...). `placeholder_names`: string placeholders the family substitutes into
+// kernel_name (ELEMENT, ...). Throws ConfigError("origin:line:col: ...") on any bad input.
+SweepConfig parse_sweep_config(std::string_view text, const std::string& origin,
+                               const std::vector<std::string>& context_names,
+                               const std::vector<std::string>& placeholder_names);
+
+// Reads `file`, then parse_sweep_config with the file's path as origin and its folder as base_dir.
+SweepConfig load_sweep_config(const std::filesystem::path& file,
+                              const std::vector<std::string>& context_names,
+                              const std::vector<std::string>& placeholder_names);
+
+// One {NAME} in a kernel_name template; `offset` is the byte offset of the '{'.
+struct Placeholder {
+  std::string name;
+  size_t offset = 0;
+};
+
+// The {NAME} placeholders of a template in order. Throws SyntaxError ("column C: ...") for an
+// unmatched brace or a name that is not an identifier.
+std::vector<Placeholder> find_placeholders(std::string_view tmpl);
+
+}  // namespace ktune

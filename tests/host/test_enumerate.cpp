@@ -1,0 +1,271 @@
+// Enumeration: order and count of candidates, derived values, first-failure constraint reasons,
+// evaluation errors that invalidate one candidate without stopping the sweep, launch geometry,
+// kernel-name substitution, make_candidate, and the real configs/gemm_mma.json.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "space/enumerate.hpp"
+#include "space/sweep_config.hpp"
+#include "util/error.hpp"
+
+#ifndef KTUNE_SOURCE_DIR
+#define KTUNE_SOURCE_DIR "."
+#endif
+
+namespace ktune {
+namespace {
+
+// Constraint 1 rules out S = 40 and S = 60; constraint 2 divides by zero when A = 3 (and
+// repeats "S != 40", so that (A=2, B=20) fails both and must report the first).
+const std::string toy = R"json({
+  "name": "toy",
+  "family": "toy",
+  "kernel": "k.cu",
+  "kernel_name": "toy<{T}, {A}, {B}, {S}>",
+  "parameters": {"A": [1, 2, 3], "B": [10, 20]},
+  "derived": {"S": "A * B"},
+  "constraints": ["S != 40 && S != 60", "N / (A - 3) < 100 && S != 40"],
+  "launch": {"grid": ["cdiv(M, A)", "B", 1], "block": ["A * 32", 1, 1], "shared_bytes": "S * 4"}
+})json";
+
+const Bindings context = {{"M", 100}, {"N", 7}};
+const std::map<std::string, std::string> placeholders = {{"T", "float"}};
+
+SweepConfig parse(const std::string& text) {
+  return parse_sweep_config(text, "toy.json", {"M", "N"}, {"T"});
+}
+
+std::string edit(std::string text, const std::string& from, const std::string& to) {
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << "test bug: no '" << from << "' in the config";
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+TEST(Enumerate, CountAndOrderFirstParameterSlowest) {
+  auto candidates = enumerate(parse(toy), context, placeholders);
+  ASSERT_EQ(candidates.size(), 6u);
+  const std::vector<Bindings> expected = {{{"A", 1}, {"B", 10}}, {{"A", 1}, {"B", 20}},
+                                          {{"A", 2}, {"B", 10}}, {{"A", 2}, {"B", 20}},
+                                          {{"A", 3}, {"B", 10}}, {{"A", 3}, {"B", 20}}};
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(candidates[i].params, expected[i]) << i;
+}
+
+TEST(Enumerate, ValidCandidateIsFullyEvaluated) {
+  auto candidates = enumerate(parse(toy), context, placeholders);
+  const Candidate& c = candidates[1];  // A=1, B=20
+  EXPECT_TRUE(c.valid) << c.invalid_reason;
+  EXPECT_EQ(c.invalid_reason, "");
+  EXPECT_EQ(c.params, (Bindings{{"A", 1}, {"B", 20}}));
+  EXPECT_EQ(c.bindings, (Bindings{{"A", 1}, {"B", 20}, {"M", 100}, {"N", 7}, {"S", 20}}));
+  EXPECT_EQ(c.kernel_name, "toy<float, 1, 20, 20>");
+  EXPECT_EQ(c.launch.grid[0], 100);
+  EXPECT_EQ(c.launch.grid[1], 20);
+  EXPECT_EQ(c.launch.grid[2], 1);
+  EXPECT_EQ(c.launch.block[0], 32);
+  EXPECT_EQ(c.launch.block[1], 1);
+  EXPECT_EQ(c.launch.shared_bytes, 80);
+
+  const Candidate& d = candidates[2];  // A=2, B=10
+  EXPECT_TRUE(d.valid) << d.invalid_reason;
+  EXPECT_EQ(d.launch.grid[0], 50);
+  EXPECT_EQ(d.launch.block[0], 64);
+  EXPECT_EQ(d.kernel_name, "toy<float, 2, 10, 20>");
+}
+
+TEST(Enumerate, InvalidReasons) {
+  auto candidates = enumerate(parse(toy), context, placeholders);
+  EXPECT_TRUE(candidates[0].valid);
+  // A=2, B=20 fails both constraints: the first is reported.
+  EXPECT_FALSE(candidates[3].valid);
+  EXPECT_EQ(candidates[3].invalid_reason, "constraint failed: S != 40 && S != 60");
+  // A=3, B=10 passes constraint 1; constraint 2 divides by zero: invalid, with the error.
+  EXPECT_FALSE(candidates[4].valid);
+  EXPECT_TRUE(contains(candidates[4].invalid_reason, "division by zero"))
+      << candidates[4].invalid_reason;
+  EXPECT_TRUE(contains(candidates[4].invalid_reason, "N / (A - 3)"))
+      << candidates[4].invalid_reason;
+  // A=3, B=20 fails constraint 1, so constraint 2 (which would divide by zero) is never run.
+  EXPECT_EQ(candidates[5].invalid_reason, "constraint failed: S != 40 && S != 60");
+  // Invalid candidates still carry their parameters and kernel name, for reports.
+  EXPECT_EQ(candidates[5].params, (Bindings{{"A", 3}, {"B", 20}}));
+  EXPECT_EQ(candidates[5].kernel_name, "toy<float, 3, 20, 60>");
+  EXPECT_EQ(std::count_if(candidates.begin(), candidates.end(), [](auto& c) { return c.valid; }),
+            3);
+}
+
+TEST(Enumerate, DerivedErrorInvalidatesOnlyThatCandidate) {
+  auto candidates =
+      enumerate(parse(edit(toy, "\"S\": \"A * B\"", "\"S\": \"A * B\", \"D\": \"M / (B - 10)\"")),
+                context, placeholders);
+  ASSERT_EQ(candidates.size(), 6u);
+  EXPECT_FALSE(candidates[0].valid);
+  EXPECT_TRUE(contains(candidates[0].invalid_reason, "derived D: division by zero"))
+      << candidates[0].invalid_reason;
+  EXPECT_EQ(candidates[0].kernel_name, "");
+  EXPECT_TRUE(candidates[1].valid) << candidates[1].invalid_reason;
+  EXPECT_EQ(candidates[1].bindings.at("D"), 10);
+}
+
+TEST(Enumerate, LaunchErrors) {
+  auto candidates = enumerate(
+      parse(edit(toy, "\"block\": [\"A * 32\", 1, 1]", "\"block\": [\"A * 32\", \"B - 10\", 1]")),
+      context, placeholders);
+  EXPECT_FALSE(candidates[0].valid);
+  EXPECT_EQ(candidates[0].invalid_reason, "launch.block[1] = 0 is below 1");
+  EXPECT_TRUE(candidates[1].valid);
+  EXPECT_EQ(candidates[1].launch.block[1], 10);
+
+  candidates =
+      enumerate(parse(edit(toy, "\"B\", 1]", "\"B\", \"M / (20 - B)\"]")), context, placeholders);
+  EXPECT_TRUE(candidates[0].valid);
+  EXPECT_EQ(candidates[0].launch.grid[2], 10);
+  EXPECT_FALSE(candidates[1].valid);
+  EXPECT_TRUE(contains(candidates[1].invalid_reason, "launch.grid[2]: division by zero"))
+      << candidates[1].invalid_reason;
+}
+
+TEST(Enumerate, MissingContextOrPlaceholderIsTheCallersError) {
+  SweepConfig config = parse(toy);
+  try {
+    enumerate(config, {{"M", 100}}, placeholders);
+    ADD_FAILURE() << "enumerated without N";
+  } catch (const ConfigError& e) {
+    EXPECT_TRUE(contains(e.what(), "\"N\"")) << e.what();
+  }
+  try {
+    enumerate(config, context, {});
+    ADD_FAILURE() << "enumerated without T";
+  } catch (const ConfigError& e) {
+    EXPECT_TRUE(contains(e.what(), "{T}")) << e.what();
+  }
+}
+
+TEST(Enumerate, RefusesAnUnreasonablyLargeSpace) {
+  std::string params, name = "k<";
+  for (int p = 0; p < 7; ++p) {
+    params += std::string(p ? ", " : "") + "\"P" + std::to_string(p) + "\": [0,1,2,3,4,5,6,7,8,9]";
+    name += "{P" + std::to_string(p) + "}";
+  }
+  SweepConfig config =
+      parse(R"({"name": "big", "family": "toy", "kernel": "k.cu", "kernel_name": ")" + name +
+            R"(>", "parameters": {)" + params +
+            R"(}, "launch": {"grid": [1, 1, 1], "block": [1, 1, 1]}})");
+  EXPECT_THROW(enumerate(config, context, placeholders), ConfigError);
+}
+
+TEST(Substitute, Placeholders) {
+  const Bindings b = {{"X", 1}, {"Y", -2}};
+  EXPECT_EQ(substitute("k<{X}, {Y}>", b, {}), "k<1, -2>");
+  EXPECT_EQ(substitute("{X}{Y}{X}", b, {}), "1-21");
+  EXPECT_EQ(substitute("k<{E}, {X}>", b, {{"E", "__half"}}), "k<__half, 1>");
+  EXPECT_EQ(substitute("plain<3>", b, {}), "plain<3>");
+  EXPECT_EQ(substitute("", b, {}), "");
+  EXPECT_EQ(substitute("{X}", b, {{"X", "text"}}), "text");  // string placeholders win
+  try {
+    substitute("k<{X}, {Z}>", b, {});
+    ADD_FAILURE() << "substituted an unknown name";
+  } catch (const ConfigError& e) {
+    EXPECT_TRUE(contains(e.what(), "{Z}")) << e.what();
+  }
+  EXPECT_THROW(substitute("k<{X>", b, {}), ConfigError);
+  EXPECT_THROW(substitute("k<X}>", b, {}), ConfigError);
+}
+
+TEST(MakeCandidate, FromExplicitValues) {
+  SweepConfig config = parse(toy);
+  Candidate c = make_candidate(config, {{"A", 2}, {"B", 10}}, context, placeholders);
+  Candidate same = enumerate(config, context, placeholders)[2];
+  EXPECT_TRUE(c.valid);
+  EXPECT_EQ(c.params, same.params);
+  EXPECT_EQ(c.bindings, same.bindings);
+  EXPECT_EQ(c.kernel_name, same.kernel_name);
+  EXPECT_EQ(c.launch.grid[0], same.launch.grid[0]);
+  EXPECT_EQ(c.launch.shared_bytes, same.launch.shared_bytes);
+
+  // A value outside the sweep's list is allowed.
+  c = make_candidate(config, {{"A", 5}, {"B", 10}}, context, placeholders);
+  EXPECT_TRUE(c.valid) << c.invalid_reason;
+  EXPECT_EQ(c.kernel_name, "toy<float, 5, 10, 50>");
+  // Constraints still apply, and say why.
+  c = make_candidate(config, {{"A", 2}, {"B", 20}}, context, placeholders);
+  EXPECT_FALSE(c.valid);
+  EXPECT_EQ(c.invalid_reason, "constraint failed: S != 40 && S != 60");
+}
+
+TEST(MakeCandidate, Errors) {
+  SweepConfig config = parse(toy);
+  try {
+    make_candidate(config, {{"A", 2}}, context, placeholders);
+    ADD_FAILURE() << "accepted a missing parameter";
+  } catch (const ConfigError& e) {
+    EXPECT_TRUE(contains(e.what(), "parameter B needs a value")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "10, 20")) << e.what();
+  }
+  try {
+    make_candidate(config, {{"A", 2}, {"B", 10}, {"C", 1}}, context, placeholders);
+    ADD_FAILURE() << "accepted an unknown parameter";
+  } catch (const ConfigError& e) {
+    EXPECT_TRUE(contains(e.what(), "no parameter C")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "A, B")) << e.what();
+  }
+  EXPECT_THROW(make_candidate(config, {{"A", 2}, {"B", 10}}, {{"M", 1}}, placeholders),
+               ConfigError);
+}
+
+// ---- the real config (written by another engineer; skipped until it exists) ----
+
+const char* gemm_config = KTUNE_SOURCE_DIR "/configs/gemm_mma.json";
+
+std::vector<Candidate> enumerate_gemm(int64_t mnk, int64_t ld) {
+  SweepConfig config = load_sweep_config(gemm_config,
+                                         {"M", "N", "K", "elem_bytes", "a_row_major", "b_row_major",
+                                          "lda", "ldb", "ldc", "arch", "max_smem", "sm_count"},
+                                         {"ELEMENT", "A_ROW_MAJOR", "B_ROW_MAJOR"});
+  Bindings ctx = {{"M", mnk},         {"N", mnk},         {"K", mnk},           {"elem_bytes", 2},
+                  {"a_row_major", 1}, {"b_row_major", 1}, {"lda", ld},          {"ldb", ld},
+                  {"ldc", ld},        {"arch", 90},       {"max_smem", 232448}, {"sm_count", 132}};
+  auto candidates =
+      enumerate(config, ctx, {{"ELEMENT", "__half"}, {"A_ROW_MAJOR", "1"}, {"B_ROW_MAJOR", "1"}});
+  size_t product = 1;
+  for (const auto& [name, values] : config.parameters) product *= values.size();
+  EXPECT_EQ(candidates.size(), product);
+  for (const auto& c : candidates) {
+    if (!c.valid) {
+      EXPECT_FALSE(c.invalid_reason.empty());
+      continue;
+    }
+    EXPECT_FALSE(contains(c.kernel_name, "{")) << c.kernel_name;
+    EXPECT_TRUE(contains(c.kernel_name, "__half")) << c.kernel_name;
+    EXPECT_LE(c.launch.shared_bytes, 232448) << c.kernel_name;
+  }
+  return candidates;
+}
+
+size_t count_valid(const std::vector<Candidate>& candidates, int aligned = -1) {
+  return std::count_if(candidates.begin(), candidates.end(), [&](const Candidate& c) {
+    return c.valid && (aligned < 0 || c.params.at("ALIGNED") == aligned);
+  });
+}
+
+TEST(GemmMmaConfig, ManyValidCandidatesAt4096) {
+  if (!std::filesystem::exists(gemm_config)) GTEST_SKIP() << gemm_config << " does not exist yet";
+  auto candidates = enumerate_gemm(4096, 4096);
+  EXPECT_GE(count_valid(candidates), 100u);
+}
+
+TEST(GemmMmaConfig, TinyUnalignedProblemHasAValidCandidate) {
+  if (!std::filesystem::exists(gemm_config)) GTEST_SKIP() << gemm_config << " does not exist yet";
+  auto candidates = enumerate_gemm(1, 1);
+  EXPECT_GE(count_valid(candidates, 0), 1u);
+}
+
+}  // namespace
+}  // namespace ktune
