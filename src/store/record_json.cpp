@@ -1,0 +1,250 @@
+// JSON (de)serialization of the records in tune/record.hpp; see record_json.hpp for the rules.
+#include "store/record_json.hpp"
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "util/error.hpp"
+
+namespace ktune {
+
+using nlohmann::json;
+
+json double_to_json(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+double double_from_json(const json& j) {
+  if (j.is_null()) return std::numeric_limits<double>::quiet_NaN();
+  if (j.is_string()) {
+    const auto& s = j.get_ref<const std::string&>();
+    if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+    if (s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-inf") return -std::numeric_limits<double>::infinity();
+  }
+  return j.get<double>();  // throws type_error for anything but a number
+}
+
+namespace {
+
+// Missing keys keep the default already in `out`.
+template <typename T>
+void read(const json& j, const char* key, T& out) {
+  if (auto it = j.find(key); it != j.end()) it->get_to(out);
+}
+
+void read_double(const json& j, const char* key, double& out) {
+  if (auto it = j.find(key); it != j.end()) out = double_from_json(*it);
+}
+
+// j.find() on a non-object finds nothing, which would quietly read as all defaults.
+void expect_object(const json& j, const char* what) {
+  if (!j.is_object())
+    throw Error(std::string(what) + " must be a JSON object, got " + std::string(j.type_name()));
+}
+
+void read_dim3(const json& j, const char* key, int64_t (&out)[3]) {
+  auto it = j.find(key);
+  if (it == j.end()) return;
+  if (!it->is_array() || it->size() != 3)
+    throw Error("\"" + std::string(key) + "\" must be an array of 3 integers, got " + it->dump());
+  for (int i = 0; i < 3; ++i) (*it)[i].get_to(out[i]);
+}
+
+}  // namespace
+
+void to_json(json& j, const Disposition& d) { j = to_string(d); }
+
+void from_json(const json& j, Disposition& d) {
+  const auto& name = j.get_ref<const std::string&>();
+  auto parsed = disposition_from_string(name);
+  if (!parsed) throw Error("unknown disposition \"" + name + "\"");
+  d = *parsed;
+}
+
+void to_json(json& j, const Problem& p) {
+  j = json{{"family", p.family}, {"dims", p.dims}, {"dtype", p.dtype}, {"layout", p.layout}};
+}
+
+void from_json(const json& j, Problem& p) {
+  expect_object(j, "Problem");
+  read(j, "family", p.family);
+  read(j, "dims", p.dims);
+  read(j, "dtype", p.dtype);
+  read(j, "layout", p.layout);
+}
+
+void to_json(json& j, const DeviceInfo& d) {
+  j = json{{"name", d.name},
+           {"cc_major", d.cc_major},
+           {"cc_minor", d.cc_minor},
+           {"arch", d.arch()},
+           {"sm_count", d.sm_count},
+           {"l2_bytes", d.l2_bytes},
+           {"global_mem_bytes", d.global_mem_bytes},
+           {"max_smem_per_block_optin", d.max_smem_per_block_optin},
+           {"max_threads_per_block", d.max_threads_per_block},
+           {"max_regs_per_block", d.max_regs_per_block},
+           {"sm_clock_khz", d.sm_clock_khz},
+           {"mem_clock_khz", d.mem_clock_khz},
+           {"mem_bus_width_bits", d.mem_bus_width_bits},
+           {"driver_version", d.driver_version}};
+}
+
+void from_json(const json& j, DeviceInfo& d) {
+  expect_object(j, "DeviceInfo");
+  read(j, "name", d.name);
+  read(j, "cc_major", d.cc_major);
+  read(j, "cc_minor", d.cc_minor);
+  read(j, "sm_count", d.sm_count);
+  read(j, "l2_bytes", d.l2_bytes);
+  read(j, "global_mem_bytes", d.global_mem_bytes);
+  read(j, "max_smem_per_block_optin", d.max_smem_per_block_optin);
+  read(j, "max_threads_per_block", d.max_threads_per_block);
+  read(j, "max_regs_per_block", d.max_regs_per_block);
+  read(j, "sm_clock_khz", d.sm_clock_khz);
+  read(j, "mem_clock_khz", d.mem_clock_khz);
+  read(j, "mem_bus_width_bits", d.mem_bus_width_bits);
+  read(j, "driver_version", d.driver_version);
+}
+
+void to_json(json& j, const CompileInfo& c) {
+  j = json{{"ok", c.ok},
+           {"from_cache", c.from_cache},
+           {"compile_ms", double_to_json(c.compile_ms)},
+           {"registers", c.registers},
+           {"spill_stores", c.spill_stores},
+           {"spill_loads", c.spill_loads},
+           {"stack_frame", c.stack_frame},
+           {"static_smem", c.static_smem},
+           {"perf_warnings", c.perf_warnings},
+           {"log", c.log},
+           {"cubin_path", c.cubin_path},
+           {"lowered_name", c.lowered_name}};
+}
+
+void from_json(const json& j, CompileInfo& c) {
+  expect_object(j, "CompileInfo");
+  read(j, "ok", c.ok);
+  read(j, "from_cache", c.from_cache);
+  read_double(j, "compile_ms", c.compile_ms);
+  read(j, "registers", c.registers);
+  read(j, "spill_stores", c.spill_stores);
+  read(j, "spill_loads", c.spill_loads);
+  read(j, "stack_frame", c.stack_frame);
+  read(j, "static_smem", c.static_smem);
+  read(j, "perf_warnings", c.perf_warnings);
+  read(j, "log", c.log);
+  read(j, "cubin_path", c.cubin_path);
+  read(j, "lowered_name", c.lowered_name);
+}
+
+void to_json(json& j, const TimeStats& t) {
+  j = json{{"n", t.n},
+           {"median", double_to_json(t.median)},
+           {"mean", double_to_json(t.mean)},
+           {"min", double_to_json(t.min)},
+           {"max", double_to_json(t.max)},
+           {"stdev", double_to_json(t.stdev)},
+           {"p20", double_to_json(t.p20)},
+           {"p80", double_to_json(t.p80)}};
+}
+
+void from_json(const json& j, TimeStats& t) {
+  expect_object(j, "TimeStats");
+  read(j, "n", t.n);
+  read_double(j, "median", t.median);
+  read_double(j, "mean", t.mean);
+  read_double(j, "min", t.min);
+  read_double(j, "max", t.max);
+  read_double(j, "stdev", t.stdev);
+  read_double(j, "p20", t.p20);
+  read_double(j, "p80", t.p80);
+}
+
+void to_json(json& j, const ErrorStats& e) {
+  j = json{{"max_abs", double_to_json(e.max_abs)},
+           {"max_rel", double_to_json(e.max_rel)},
+           {"norm_rel", double_to_json(e.norm_rel)},
+           {"nonfinite", e.nonfinite},
+           {"mismatches", e.mismatches}};
+}
+
+void from_json(const json& j, ErrorStats& e) {
+  expect_object(j, "ErrorStats");
+  read_double(j, "max_abs", e.max_abs);
+  read_double(j, "max_rel", e.max_rel);
+  read_double(j, "norm_rel", e.norm_rel);
+  read(j, "nonfinite", e.nonfinite);
+  read(j, "mismatches", e.mismatches);
+}
+
+void to_json(json& j, const Launch& l) {
+  j = json{{"grid", {l.grid[0], l.grid[1], l.grid[2]}},
+           {"block", {l.block[0], l.block[1], l.block[2]}},
+           {"shared_bytes", l.shared_bytes}};
+}
+
+void from_json(const json& j, Launch& l) {
+  expect_object(j, "Launch");
+  read_dim3(j, "grid", l.grid);
+  read_dim3(j, "block", l.block);
+  read(j, "shared_bytes", l.shared_bytes);
+}
+
+void to_json(json& j, const Cost& c) {
+  j = json{{"flops", double_to_json(c.flops)}, {"min_bytes", double_to_json(c.min_bytes)}};
+}
+
+void from_json(const json& j, Cost& c) {
+  expect_object(j, "Cost");
+  read_double(j, "flops", c.flops);
+  read_double(j, "min_bytes", c.min_bytes);
+}
+
+void to_json(json& j, const CandidateRecord& r) {
+  j = json{{"source", r.source},
+           {"config_name", r.config_name},
+           {"params", r.params},
+           {"kernel_name", r.kernel_name},
+           {"launch", r.launch},
+           {"disposition", r.disposition},
+           {"reason", r.reason},
+           {"compile", r.compile}};
+  if (r.time) j["time"] = *r.time;
+  json samples = json::array();
+  for (double s : r.samples_ms) samples.push_back(double_to_json(s));
+  j["samples_ms"] = std::move(samples);
+  j["pruned"] = r.pruned;
+  if (r.error) j["error"] = *r.error;
+  j["tflops"] = double_to_json(r.tflops);
+  j["gbps"] = double_to_json(r.gbps);
+  j["ratio_vs_reference"] = double_to_json(r.ratio_vs_reference);
+}
+
+void from_json(const json& j, CandidateRecord& r) {
+  expect_object(j, "CandidateRecord");
+  read(j, "source", r.source);
+  read(j, "config_name", r.config_name);
+  read(j, "params", r.params);
+  read(j, "kernel_name", r.kernel_name);
+  read(j, "launch", r.launch);
+  read(j, "disposition", r.disposition);
+  read(j, "reason", r.reason);
+  read(j, "compile", r.compile);
+  if (auto it = j.find("time"); it != j.end() && !it->is_null()) r.time = it->get<TimeStats>();
+  if (auto it = j.find("samples_ms"); it != j.end()) {
+    r.samples_ms.clear();
+    for (const auto& s : it->get_ref<const json::array_t&>()) r.samples_ms.push_back(double_from_json(s));
+  }
+  read(j, "pruned", r.pruned);
+  if (auto it = j.find("error"); it != j.end() && !it->is_null()) r.error = it->get<ErrorStats>();
+  read_double(j, "tflops", r.tflops);
+  read_double(j, "gbps", r.gbps);
+  read_double(j, "ratio_vs_reference", r.ratio_vs_reference);
+}
+
+}  // namespace ktune

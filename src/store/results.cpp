@@ -1,0 +1,214 @@
+// Result files (.json + .csv) of a run; see results.hpp for the formats.
+#include "store/results.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "store/record_json.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+
+namespace ktune {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+// Shortest text that reads back to the same double.
+std::string number(double v) { return fmt::format("{}", v); }
+
+// M, N, K first because that is how everyone writes a GEMM shape; anything else by name.
+std::vector<std::string> dim_columns(const std::vector<ProblemResult>& results) {
+  std::set<std::string> names;
+  for (const auto& r : results)
+    for (const auto& [name, value] : r.problem.dims) names.insert(name);
+  std::vector<std::string> out;
+  for (const char* name : {"M", "N", "K"})
+    if (names.erase(name)) out.push_back(name);
+  out.insert(out.end(), names.begin(), names.end());
+  return out;
+}
+
+// One fixed column: its name and how to fill it from a record ("" = empty cell).
+struct Column {
+  const char* name;
+  std::function<std::string(const CandidateRecord&)> cell;
+};
+
+std::vector<Column> record_columns() {
+  auto timed = [](double TimeStats::*field) {
+    return [field](const CandidateRecord& r) { return r.time ? number((*r.time).*field) : ""; };
+  };
+  auto checked = [](double ErrorStats::*field) {
+    return [field](const CandidateRecord& r) { return r.error ? number((*r.error).*field) : ""; };
+  };
+  // registers < 0: never compiled by us (cuBLAS, or a failed compile), so no resource numbers.
+  auto compiled = [](int CompileInfo::*field) {
+    return [field](const CandidateRecord& r) {
+      return r.compile.registers >= 0 ? std::to_string(r.compile.*field) : "";
+    };
+  };
+  // Throughputs and ratios only mean something for a timed record.
+  auto if_timed = [](double CandidateRecord::*field) {
+    return [field](const CandidateRecord& r) { return r.time ? number(r.*field) : ""; };
+  };
+  return {
+      {"registers", compiled(&CompileInfo::registers)},
+      {"spill_stores", compiled(&CompileInfo::spill_stores)},
+      {"spill_loads", compiled(&CompileInfo::spill_loads)},
+      {"median_ms", timed(&TimeStats::median)},
+      {"mean_ms", timed(&TimeStats::mean)},
+      {"min_ms", timed(&TimeStats::min)},
+      {"max_ms", timed(&TimeStats::max)},
+      {"stdev_ms", timed(&TimeStats::stdev)},
+      {"p20_ms", timed(&TimeStats::p20)},
+      {"p80_ms", timed(&TimeStats::p80)},
+      {"n", [](const CandidateRecord& r) { return r.time ? std::to_string(r.time->n) : ""; }},
+      {"pruned", [](const CandidateRecord& r) { return std::string(r.pruned ? "true" : "false"); }},
+      {"tflops", if_timed(&CandidateRecord::tflops)},
+      {"gbps", if_timed(&CandidateRecord::gbps)},
+      {"max_abs_err", checked(&ErrorStats::max_abs)},
+      {"max_rel_err", checked(&ErrorStats::max_rel)},
+      {"norm_rel_err", checked(&ErrorStats::norm_rel)},
+      {"ratio_vs_reference", if_timed(&CandidateRecord::ratio_vs_reference)},
+  };
+}
+
+void append_row(std::string& out, const std::vector<std::string>& cells) {
+  for (size_t i = 0; i < cells.size(); ++i) {
+    if (i > 0) out += ',';
+    out += csv_field(cells[i]);
+  }
+  out += '\n';
+}
+
+}  // namespace
+
+json results_to_json(const RunInfo& info, const std::vector<ProblemResult>& results) {
+  json problems = json::array();
+  for (const auto& r : results)
+    problems.push_back({{"problem", r.problem}, {"cost", r.cost}, {"records", r.records}});
+  return json{{"schema_version", kResultsSchemaVersion},
+              {"meta",
+               {{"argv", info.argv},
+                {"command", info.command},
+                {"ktune_version", info.ktune_version},
+                {"started_at", info.started_at},
+                {"nvrtc_version", info.nvrtc_version}}},
+              {"device", info.device},
+              {"problems", std::move(problems)}};
+}
+
+std::string results_to_csv(const std::vector<ProblemResult>& results) {
+  const std::vector<std::string> dims = dim_columns(results);
+  const std::vector<Column> tail = record_columns();
+
+  std::set<std::string> taken(dims.begin(), dims.end());
+  for (const char* name : {"family", "dtype", "layout", "source", "config_name", "kernel_name",
+                           "disposition", "reason"})
+    taken.insert(name);
+  for (const auto& c : tail) taken.insert(c.name);
+
+  std::set<std::string> params;
+  for (const auto& r : results)
+    for (const auto& rec : r.records)
+      for (const auto& [name, value] : rec.params) params.insert(name);
+
+  std::vector<std::string> header{"family"};
+  header.insert(header.end(), dims.begin(), dims.end());
+  header.insert(header.end(), {"dtype", "layout", "source", "config_name"});
+  for (const auto& p : params) header.push_back(taken.count(p) ? "param_" + p : p);
+  header.insert(header.end(), {"kernel_name", "disposition", "reason"});
+  for (const auto& c : tail) header.push_back(c.name);
+
+  std::string out;
+  append_row(out, header);
+  for (const auto& r : results) {
+    for (const auto& rec : r.records) {
+      std::vector<std::string> row{r.problem.family};
+      for (const auto& d : dims) {
+        auto it = r.problem.dims.find(d);
+        row.push_back(it == r.problem.dims.end() ? "" : std::to_string(it->second));
+      }
+      row.insert(row.end(), {r.problem.dtype, r.problem.layout, rec.source, rec.config_name});
+      for (const auto& p : params) {
+        auto it = rec.params.find(p);
+        row.push_back(it == rec.params.end() ? "" : std::to_string(it->second));
+      }
+      row.insert(row.end(), {rec.kernel_name, to_string(rec.disposition), rec.reason});
+      for (const auto& c : tail) row.push_back(c.cell(rec));
+      append_row(out, row);
+    }
+  }
+  return out;
+}
+
+std::pair<fs::path, fs::path> write_results(const fs::path& out_dir, const std::string& stem,
+                                            const RunInfo& info,
+                                            const std::vector<ProblemResult>& results) {
+  const fs::path json_path = out_dir / (stem + ".json");
+  const fs::path csv_path = out_dir / (stem + ".csv");
+  write_file_atomic(json_path, results_to_json(info, results).dump(2) + "\n");
+  write_file_atomic(csv_path, results_to_csv(results));
+  return {json_path, csv_path};
+}
+
+std::vector<ProblemResult> read_results(const fs::path& path, RunInfo* info_out) {
+  std::string text;
+  try {
+    text = read_file(path);
+  } catch (const Error& e) {
+    throw ConfigError(e.what());
+  }
+  try {
+    const json root = json::parse(text);
+    if (!root.is_object()) throw Error("not a JSON object");
+    const auto version = root.at("schema_version").get<int>();
+    if (version != kResultsSchemaVersion)
+      throw Error(fmt::format("schema_version {} is not {}, the one this ktune reads", version,
+                              kResultsSchemaVersion));
+    if (info_out) {
+      const json& meta = root.at("meta");
+      RunInfo info;
+      info.argv = meta.value("argv", std::vector<std::string>{});
+      info.command = meta.value("command", "");
+      info.ktune_version = meta.value("ktune_version", "");
+      info.started_at = meta.value("started_at", "");
+      info.nvrtc_version = meta.value("nvrtc_version", "");
+      root.at("device").get_to(info.device);
+      *info_out = std::move(info);
+    }
+    const json& problems = root.at("problems");
+    if (!problems.is_array()) throw Error("\"problems\" is not an array");
+    std::vector<ProblemResult> out;
+    for (const auto& p : problems) {
+      ProblemResult r;
+      p.at("problem").get_to(r.problem);
+      if (auto cost = p.find("cost"); cost != p.end()) cost->get_to(r.cost);
+      p.at("records").get_to(r.records);
+      out.push_back(std::move(r));
+    }
+    return out;
+  } catch (const json::exception& e) {
+    throw ConfigError(fmt::format("{}: {}", path.string(), e.what()));
+  } catch (const Error& e) {
+    throw ConfigError(fmt::format("{}: {}", path.string(), e.what()));
+  }
+}
+
+}  // namespace ktune

@@ -1,0 +1,62 @@
+// Result files of a run: <stem>.json holds everything (run header, device, every record with its
+// raw samples) and reads back for reports; <stem>.csv is one flat row per record for a
+// spreadsheet or pandas. Both are written atomically.
+//
+// JSON: {"schema_version": 1,
+//        "meta": {"argv", "command", "ktune_version", "started_at", "nvrtc_version"},
+//        "device": {...DeviceInfo...},
+//        "problems": [{"problem", "cost", "records": [...CandidateRecord...]}]}
+// CSV columns: family, the problem dims (M, N, K first, then others by name), dtype, layout,
+// source, config_name, one column per parameter (the union of names over all records, sorted; a
+// name that clashes with another column gets a "param_" prefix), kernel_name, disposition, reason,
+// registers, spill_stores, spill_loads, median_ms, mean_ms, min_ms, max_ms, stdev_ms, p20_ms,
+// p80_ms, n, pruned, tflops, gbps, max_abs_err, max_rel_err, norm_rel_err, ratio_vs_reference.
+// A value a record does not have (no timing, no compile info, no error check) is an empty cell.
+// Fields are quoted as RFC 4180 asks (kernel names hold commas).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tune/record.hpp"
+
+namespace ktune {
+
+inline constexpr int kResultsSchemaVersion = 1;
+
+struct RunInfo {  // the header of a results file
+  std::vector<std::string> argv;
+  std::string ktune_version;
+  std::string started_at;  // ISO-8601 UTC
+  DeviceInfo device;
+  std::string nvrtc_version;
+  std::string command;  // the command line as one pasteable string
+};
+
+// records[0..]: the cuBLAS reference record has source == "cublas".
+struct ProblemResult {
+  Problem problem;
+  Cost cost;
+  std::vector<CandidateRecord> records;
+};
+
+// What the .json holds.
+nlohmann::json results_to_json(const RunInfo& info, const std::vector<ProblemResult>& results);
+
+// What the .csv holds: a header line, then one line per record, "\n"-terminated.
+std::string results_to_csv(const std::vector<ProblemResult>& results);
+
+// Writes <out_dir>/<stem>.json and <out_dir>/<stem>.csv (creating out_dir); returns both paths.
+std::pair<std::filesystem::path, std::filesystem::path> write_results(
+    const std::filesystem::path& out_dir, const std::string& stem, const RunInfo& info,
+    const std::vector<ProblemResult>& results);
+
+// Reads a results .json back; fills *info_out when given. Throws ktune::ConfigError naming the
+// file for unreadable, malformed or newer-schema files.
+std::vector<ProblemResult> read_results(const std::filesystem::path& path, RunInfo* info_out);
+
+}  // namespace ktune

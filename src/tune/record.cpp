@@ -1,0 +1,65 @@
+// Names and one-line descriptions for the plain records in record.hpp.
+#include "tune/record.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <utility>
+
+namespace ktune {
+
+namespace {
+
+// One table serves both directions, so a new Disposition cannot print without also parsing.
+constexpr std::array<std::pair<Disposition, const char*>, 8> kDispositionNames{{
+    {Disposition::passed, "passed"},
+    {Disposition::incorrect, "incorrect"},
+    {Disposition::compile_failed, "compile_failed"},
+    {Disposition::invalid, "invalid"},
+    {Disposition::launch_failed, "launch_failed"},
+    {Disposition::crashed, "crashed"},
+    {Disposition::timeout, "timeout"},
+    {Disposition::not_run, "not_run"},
+}};
+
+}  // namespace
+
+const char* to_string(Disposition d) {
+  for (const auto& [value, name] : kDispositionNames)
+    if (value == d) return name;
+  return "unknown";
+}
+
+std::optional<Disposition> disposition_from_string(const std::string& s) {
+  for (const auto& [value, name] : kDispositionNames)
+    if (s == name) return value;
+  return std::nullopt;
+}
+
+// GEMM dimensions read as M x N x K; the map's own order (K, M, N) would surprise everyone.
+// Dimensions other families add follow as name=value so nothing is hidden.
+std::string Problem::describe() const {
+  std::string out = family;
+  std::string shape;
+  for (const char* name : {"M", "N", "K"}) {
+    auto it = dims.find(name);
+    if (it == dims.end()) continue;
+    if (!shape.empty()) shape += 'x';
+    shape += std::to_string(it->second);
+  }
+  if (!shape.empty()) out += ' ' + shape;
+  for (const auto& [name, value] : dims)
+    if (name != "M" && name != "N" && name != "K") out += fmt::format(" {}={}", name, value);
+  for (const std::string* part : {&dtype, &layout})
+    if (!part->empty()) out += ' ' + *part;
+  return out;
+}
+
+// wgmma, setmaxnreg and friends exist only on the arch-specific targets (sm_90a, sm_100a); a
+// cubin built for them runs on that exact architecture, which is what a tuned kernel wants.
+std::string DeviceInfo::arch() const {
+  if ((cc_major == 9 || cc_major == 10) && cc_minor == 0) return fmt::format("sm_{}0a", cc_major);
+  return fmt::format("sm_{}{}", cc_major, cc_minor);
+}
+
+}  // namespace ktune
