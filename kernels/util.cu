@@ -1,0 +1,83 @@
+// Helper kernels the worker needs around every candidate: random inputs and the comparison with
+// the reference. Compiled by NVRTC like the candidates, once per device.
+//
+//   ktune_fill_normal<T>(p, n, seed, scale)   p[i] = scale * N(0,1), a counter-based generator, so
+//                                             the same seed gives the same data on any launch shape.
+//   ktune_compare<T>(out, ref, n, atol, rtol, sums, maxes, counts)
+//       sums[0] += (out-ref)^2, sums[1] += ref^2        -> normalized error ||out-ref|| / ||ref||
+//       maxes[0] = max |out-ref|, maxes[1] = max |out-ref| / max(|ref|, 1e-6)   (float bits)
+//       counts[0] = non-finite outputs (a poisoned element nobody wrote is NaN)
+//       counts[1] = elements with |out-ref| > atol + rtol*|ref|
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+__device__ __forceinline__ float ktune_to_float(float x) { return x; }
+__device__ __forceinline__ float ktune_to_float(__half x) { return __half2float(x); }
+__device__ __forceinline__ float ktune_to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+
+template <typename T> __device__ __forceinline__ T ktune_from_float(float x);
+template <> __device__ __forceinline__ float ktune_from_float<float>(float x) { return x; }
+template <> __device__ __forceinline__ __half ktune_from_float<__half>(float x) { return __float2half_rn(x); }
+template <> __device__ __forceinline__ __nv_bfloat16 ktune_from_float<__nv_bfloat16>(float x) {
+  return __float2bfloat16_rn(x);
+}
+
+__device__ __forceinline__ unsigned long long ktune_splitmix64(unsigned long long x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+template <typename T>
+__global__ void ktune_fill_normal(T* p, long long n, unsigned long long seed, float scale) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    unsigned long long r = ktune_splitmix64(seed ^ ktune_splitmix64((unsigned long long)i));
+    // Two uniforms in (0, 1]; Box-Muller gives one normal.
+    float u1 = ((r >> 40) + 1) * (1.0f / 16777216.0f);
+    float u2 = ((r & 0xFFFFFFull)) * (1.0f / 16777216.0f);
+    float z = sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
+    p[i] = ktune_from_float<T>(scale * z);
+  }
+}
+
+template <typename T>
+__global__ void ktune_compare(const T* out, const float* ref, long long n, float atol, float rtol,
+                              double* sums, unsigned* maxes, unsigned long long* counts) {
+  double sq_diff = 0, sq_ref = 0;
+  float max_abs = 0, max_rel = 0;
+  unsigned long long nonfinite = 0, mismatches = 0;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    float o = ktune_to_float(out[i]);
+    float r = ref[i];
+    if (!isfinite(o)) {
+      ++nonfinite;
+      continue;
+    }
+    float d = fabsf(o - r);
+    sq_diff += (double)d * d;
+    sq_ref += (double)r * r;
+    max_abs = fmaxf(max_abs, d);
+    max_rel = fmaxf(max_rel, d / fmaxf(fabsf(r), 1e-6f));
+    if (d > atol + rtol * fabsf(r)) ++mismatches;
+  }
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    sq_diff += __shfl_down_sync(0xffffffffu, sq_diff, offset);
+    sq_ref += __shfl_down_sync(0xffffffffu, sq_ref, offset);
+    max_abs = fmaxf(max_abs, __shfl_down_sync(0xffffffffu, max_abs, offset));
+    max_rel = fmaxf(max_rel, __shfl_down_sync(0xffffffffu, max_rel, offset));
+    nonfinite += __shfl_down_sync(0xffffffffu, nonfinite, offset);
+    mismatches += __shfl_down_sync(0xffffffffu, mismatches, offset);
+  }
+  if ((threadIdx.x & 31) == 0) {
+    atomicAdd(&sums[0], sq_diff);
+    atomicAdd(&sums[1], sq_ref);
+    // Non-negative floats order like their bit patterns.
+    atomicMax(&maxes[0], __float_as_uint(max_abs));
+    atomicMax(&maxes[1], __float_as_uint(max_rel));
+    atomicAdd(&counts[0], nonfinite);
+    atomicAdd(&counts[1], mismatches);
+  }
+}

@@ -1,0 +1,11 @@
+// What the worker reports about the GPU it runs on: the device block of every result file and
+// part of every cache key.
+#pragma once
+
+#include "tune/record.hpp"
+
+namespace ktune::cuda {
+
+DeviceInfo query_device();  // device 0; throws NoGpuError without one
+
+}  // namespace ktune::cuda

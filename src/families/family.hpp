@@ -1,0 +1,59 @@
+// The one extension point: a kernel family says what a problem is, which names its sweep configs
+// may use, what a problem costs, and (in the worker) how to build inputs, the reference output and
+// the library baseline. Adding a family: a kernel in kernels/, a sweep config in configs/, a file
+// here, and one line in registry.cpp.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "families/tolerance.hpp"
+#include "tune/record.hpp"
+
+namespace ktune {
+
+class GpuContext;
+
+// Facts about the target that constraints may use, from a live device or from an --arch name.
+struct ArchFacts {
+  int arch = 0;          // compute capability x10: 80, 90, ...
+  int64_t max_smem = 0;  // opt-in dynamic shared memory per block, bytes
+  int sm_count = 0;      // 0 when offline
+};
+ArchFacts arch_facts(const DeviceInfo&);
+ArchFacts arch_facts_offline(const std::string& arch);  // "sm_80", "sm_90a"; throws ConfigError
+
+// GPU state for one problem, alive in the worker: inputs, poisoned output, fp32 reference.
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual std::vector<void*> kernel_args() = 0;   // argument pointers for cuLaunchKernel
+  virtual void poison_output() = 0;               // NaN everywhere, before every checked run
+  virtual ErrorStats check_output(const Tolerance&) = 0;
+  virtual void run_baseline() = 0;                // the library call ktune is compared against
+  virtual std::string baseline_name() const = 0;
+};
+
+class KernelFamily {
+ public:
+  virtual ~KernelFamily() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::string_view default_config() const = 0;  // embedded path, e.g. "configs/gemm_mma.json"
+  virtual std::vector<std::string> context_names() const = 0;      // names expressions may use
+  virtual std::vector<std::string> placeholder_names() const = 0;  // string {NAME}s in kernel_name
+  virtual void validate(const Problem&) const = 0;                 // ConfigError on bad input
+  virtual Bindings context(const Problem&, const ArchFacts&) const = 0;
+  virtual std::map<std::string, std::string> placeholders(const Problem&) const = 0;
+  virtual Cost cost(const Problem&) const = 0;
+  virtual int64_t device_bytes(const Problem&) const = 0;  // what prepare() allocates
+  virtual Tolerance default_tolerance(const std::string& dtype) const = 0;
+  virtual std::unique_ptr<Workload> prepare(const Problem&, GpuContext&, uint64_t seed) const = 0;
+};
+
+const KernelFamily& find_family(std::string_view name);  // throws ConfigError naming the known ones
+std::vector<const KernelFamily*> all_families();
+
+}  // namespace ktune

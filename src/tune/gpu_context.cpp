@@ -1,0 +1,125 @@
+#include "tune/gpu_context.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "compile/embedded.hpp"
+#include "compile/nvrtc_compiler.hpp"
+#include "cuda/check.hpp"
+#include "cuda/device_query.hpp"
+#include "util/fs.hpp"
+
+namespace ktune {
+namespace {
+
+const char* element_type(const std::string& dtype) {
+  if (dtype == "fp16") return "__half";
+  if (dtype == "bf16") return "__nv_bfloat16";
+  if (dtype == "fp32") return "float";
+  throw Error("unknown dtype " + dtype);
+}
+
+// Scratch layout for ktune_compare: 2 doubles, 2 unsigned, 2 unsigned long long.
+struct CompareScratch {
+  double sums[2];
+  unsigned maxes[2];
+  unsigned long long counts[2];
+};
+
+}  // namespace
+
+GpuContext::GpuContext(const std::filesystem::path& compile_cache_dir)
+    : compile_cache_dir_(compile_cache_dir), device_(cuda::query_device()) {
+  KTUNE_CUBLAS(cublasCreate(&cublas_));
+  KTUNE_CUBLAS(cublasSetStream(cublas_, stream_.get()));
+  flush_buffer_ = cuda::DeviceBuffer(static_cast<size_t>(std::max<int64_t>(device_.l2_bytes, 1 << 20)) * 2);
+  compare_scratch_ = cuda::DeviceBuffer(sizeof(CompareScratch));
+}
+
+GpuContext::~GpuContext() {
+  if (cublas_) cublasDestroy(cublas_);
+}
+
+CUfunction GpuContext::helper(const std::string& name_expression) {
+  auto found = helpers_.find(name_expression);
+  if (found != helpers_.end()) return found->second;
+  auto source = find_embedded("kernels/util.cu");
+  if (!source) throw Error("kernels/util.cu is not embedded in this build");
+  NvrtcCompiler compiler(compile_cache_dir_);
+  CompileRequest request;
+  request.source_name = "kernels/util.cu";
+  request.source_text = std::string(*source);
+  request.name_expression = name_expression;
+  request.arch = device_.arch();
+  CompileInfo info = compiler.compile(request);
+  if (!info.ok) throw Error("helper kernel " + name_expression + " failed to compile:\n" + info.log);
+  auto module = std::make_unique<cuda::Module>(read_file(info.cubin_path));
+  CUfunction f = module->function(info.lowered_name);
+  helper_modules_[name_expression] = std::move(module);
+  helpers_[name_expression] = f;
+  return f;
+}
+
+void GpuContext::launch(CUfunction f, const Launch& l, void** args) {
+  const cuda::DriverApi& api = cuda::driver();
+  KTUNE_CU(api.launch_kernel(f, static_cast<unsigned>(l.grid[0]), static_cast<unsigned>(l.grid[1]),
+                             static_cast<unsigned>(l.grid[2]), static_cast<unsigned>(l.block[0]),
+                             static_cast<unsigned>(l.block[1]), static_cast<unsigned>(l.block[2]),
+                             static_cast<unsigned>(l.shared_bytes), stream_.get(), args, nullptr));
+}
+
+void GpuContext::fill_normal(void* p, const std::string& dtype, int64_t n, uint64_t seed, float scale) {
+  CUfunction f = helper(fmt::format("ktune_fill_normal<{}>", element_type(dtype)));
+  long long count = n;
+  unsigned long long s = seed;
+  void* args[] = {&p, &count, &s, &scale};
+  Launch l;
+  l.block[0] = 256;
+  l.grid[0] = std::clamp<int64_t>((n + 255) / 256, 1, int64_t(device_.sm_count) * 32);
+  launch(f, l, args);
+  KTUNE_CUDA(cudaGetLastError());
+}
+
+ErrorStats GpuContext::compare(const void* out, const std::string& dtype, const float* ref, int64_t n,
+                               double atol, double rtol) {
+  CUfunction f = helper(fmt::format("ktune_compare<{}>", element_type(dtype)));
+  auto* scratch = compare_scratch_.as<CompareScratch>();
+  KTUNE_CUDA(cudaMemsetAsync(scratch, 0, sizeof(CompareScratch), stream_.get()));
+  long long count = n;
+  float a = static_cast<float>(atol), r = static_cast<float>(rtol);
+  double* sums = scratch->sums;
+  unsigned* maxes = scratch->maxes;
+  unsigned long long* counts = scratch->counts;
+  void* args[] = {&out, &ref, &count, &a, &r, &sums, &maxes, &counts};
+  Launch l;
+  l.block[0] = 256;
+  l.grid[0] = std::clamp<int64_t>((n + 255) / 256, 1, int64_t(device_.sm_count) * 16);
+  launch(f, l, args);
+  CompareScratch host{};
+  KTUNE_CUDA(cudaMemcpyAsync(&host, scratch, sizeof host, cudaMemcpyDeviceToHost, stream_.get()));
+  KTUNE_CUDA(cudaStreamSynchronize(stream_.get()));
+  auto as_float = [](unsigned bits) {
+    float v;
+    static_assert(sizeof v == sizeof bits);
+    std::memcpy(&v, &bits, sizeof v);
+    return static_cast<double>(v);
+  };
+  ErrorStats e;
+  e.max_abs = as_float(host.maxes[0]);
+  e.max_rel = as_float(host.maxes[1]);
+  e.norm_rel = host.sums[1] > 0 ? std::sqrt(host.sums[0] / host.sums[1]) : std::sqrt(host.sums[0]);
+  e.nonfinite = static_cast<int64_t>(host.counts[0]);
+  e.mismatches = static_cast<int64_t>(host.counts[1]);
+  return e;
+}
+
+void GpuContext::flush_l2() {
+  // A different value each time, so no part of the memory system can skip the writes.
+  KTUNE_CUDA(cudaMemsetAsync(flush_buffer_.get(), static_cast<int>(++flush_value_ & 0xff),
+                             flush_buffer_.bytes(), stream_.get()));
+}
+
+}  // namespace ktune

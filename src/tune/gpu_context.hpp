@@ -1,0 +1,55 @@
+// Everything the worker holds for the life of its process: the device, one stream that all work
+// goes to (candidates, cuBLAS, the L2 flush, events), the cuBLAS handle, the helper kernels of
+// kernels/util.cu, and the buffer written before every timed sample to flush L2.
+#pragma once
+
+#include <cublas_v2.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "cuda/resources.hpp"
+#include "tune/record.hpp"
+
+namespace ktune {
+
+class GpuContext {
+ public:
+  explicit GpuContext(const std::filesystem::path& compile_cache_dir);
+  ~GpuContext();
+  // move-only (and in practice one per process)
+  GpuContext(const GpuContext&) = delete;
+  GpuContext& operator=(const GpuContext&) = delete;
+
+  const DeviceInfo& device() const { return device_; }
+  cudaStream_t stream() const { return stream_.get(); }
+  cublasHandle_t cublas() const { return cublas_; }
+  const std::filesystem::path& compile_cache_dir() const { return compile_cache_dir_; }
+
+  // dtype: "fp16" | "bf16" | "fp32". n elements of value scale * N(0,1), reproducible from seed.
+  void fill_normal(void* p, const std::string& dtype, int64_t n, uint64_t seed, float scale);
+  // Compares n elements of `out` (dtype) with an fp32 reference on the device.
+  ErrorStats compare(const void* out, const std::string& dtype, const float* ref, int64_t n,
+                     double atol, double rtol);
+  // Writes a buffer at least twice the L2 size, so the next kernel starts with a cold L2.
+  void flush_l2();
+  // Launches a kernel on the context's stream.
+  void launch(CUfunction f, const Launch& launch, void** args);
+
+ private:
+  CUfunction helper(const std::string& name_expression);
+
+  std::filesystem::path compile_cache_dir_;
+  DeviceInfo device_;
+  cuda::Stream stream_;
+  cublasHandle_t cublas_ = nullptr;
+  cuda::DeviceBuffer flush_buffer_;
+  cuda::DeviceBuffer compare_scratch_;
+  unsigned flush_value_ = 0;
+  std::map<std::string, std::unique_ptr<cuda::Module>> helper_modules_;
+  std::map<std::string, CUfunction> helpers_;
+};
+
+}  // namespace ktune
