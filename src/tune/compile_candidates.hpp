@@ -1,0 +1,31 @@
+// From a config and a problem to compiled candidates, the part of a sweep that needs no GPU:
+// enumerate, record the invalid ones with their reason, compile the rest in parallel, and reject
+// what the compiler says is not the kernel it claims to be (register spills, ptxas
+// "potential performance loss" warnings). `ktune compile` stops here; a sweep goes on to run them.
+#pragma once
+
+#include <vector>
+
+#include "compile/compiler.hpp"
+#include "compile/kernel_source.hpp"
+#include "families/family.hpp"
+#include "space/sweep_config.hpp"
+#include "tune/record.hpp"
+
+namespace ktune {
+
+struct CompileOptions {
+  std::string arch;     // "sm_90a"
+  int jobs = 0;         // compile threads, 0 = all cores
+  bool allow_spills = false;
+  bool show_progress = true;
+};
+
+// One record per candidate, in enumeration order: `invalid`, `compile_failed`, or not_run with
+// compile.ok set (ready to run).
+std::vector<CandidateRecord> compile_candidates(Compiler& compiler, const SweepConfig& config,
+                                                const KernelSource& source, const KernelFamily& family,
+                                                const Problem& problem, const ArchFacts& arch,
+                                                const CompileOptions& options);
+
+}  // namespace ktune

@@ -1,0 +1,23 @@
+// The conversation between ktune and its worker process: one JSON object per line, a request on
+// the worker's stdin, its reply on stdout. Requests (field "op"):
+//   hello                                   -> {ok, device}
+//   problem  {problem, seed, tolerance}     -> {ok} | {ok:false, error}   inputs + reference
+//   baseline {rule, warmup_ms}              -> {ok, record}               the library call, timed
+//   run      {cubin_path, lowered_name, launch, rule, warmup_ms, best_ms, verify_only}
+//                                           -> {ok, record}               one candidate
+// A reply with "fatal": true means the worker exits next (a sticky CUDA error).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "bench/stopping_rule.hpp"
+#include "families/tolerance.hpp"
+
+namespace ktune {
+
+void to_json(nlohmann::json&, const StoppingRule&);
+void from_json(const nlohmann::json&, StoppingRule&);
+void to_json(nlohmann::json&, const Tolerance&);
+void from_json(const nlohmann::json&, Tolerance&);
+
+}  // namespace ktune

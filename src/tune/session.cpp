@@ -1,0 +1,109 @@
+#include "tune/session.hpp"
+
+#include <fmt/format.h>
+
+#include "store/record_json.hpp"
+#include "tune/protocol.hpp"
+#include "util/error.hpp"
+
+namespace ktune {
+namespace {
+
+std::vector<std::string> worker_argv(const SessionOptions& o) {
+  return {o.worker_executable.string(), "__worker", "--cache-dir", o.compile_cache_dir.string()};
+}
+
+}  // namespace
+
+Session::Session(SessionOptions options) : options_(std::move(options)), client_(worker_argv(options_)) {}
+
+WorkerClient::Reply Session::call(const nlohmann::json& request, std::chrono::milliseconds timeout) {
+  WorkerClient::Reply reply = client_.call(request, timeout);
+  if (reply.status != WorkerClient::Status::ok || reply.body.value("fatal", false)) {
+    client_.stop();  // the next call starts a fresh worker
+    problem_loaded_ = false;
+    ++restarts_;
+  }
+  return reply;
+}
+
+void Session::ensure_ready() {
+  if (!client_.running()) {
+    auto reply = client_.call({{"op", "hello"}}, options_.setup_timeout);
+    if (reply.status != WorkerClient::Status::ok)
+      throw Error("the GPU worker failed to start: " + reply.detail);
+    if (!reply.body.value("ok", false)) {
+      std::string error = reply.body.value("error", "unknown error");
+      client_.stop();
+      if (reply.body.value("no_gpu", false)) throw NoGpuError(error);
+      throw Error("the GPU worker failed to start: " + error);
+    }
+    device_ = reply.body.at("device").get<DeviceInfo>();
+    problem_loaded_ = false;
+  }
+  if (problem_request_ && !problem_loaded_) {
+    auto reply = client_.call(*problem_request_, options_.setup_timeout);
+    if (reply.status != WorkerClient::Status::ok)
+      throw Error("the GPU worker died while preparing the problem: " + reply.detail);
+    if (!reply.body.value("ok", false)) throw ConfigError(reply.body.value("error", "cannot set up the problem"));
+    problem_loaded_ = true;
+  }
+}
+
+const DeviceInfo& Session::device() {
+  ensure_ready();
+  return *device_;
+}
+
+void Session::set_problem(const Problem& problem, const Tolerance& tolerance, uint64_t seed) {
+  problem_request_ = nlohmann::json{{"op", "problem"}, {"problem", problem}, {"tolerance", tolerance}, {"seed", seed}};
+  problem_loaded_ = false;
+  ensure_ready();
+}
+
+CandidateRecord Session::time_baseline(const StoppingRule& rule, double warmup_ms) {
+  ensure_ready();
+  auto reply = call({{"op", "baseline"}, {"rule", rule}, {"warmup_ms", warmup_ms}}, options_.setup_timeout);
+  if (reply.status != WorkerClient::Status::ok) throw Error("the reference run failed: " + reply.detail);
+  if (!reply.body.value("ok", false) || !reply.body.contains("record"))
+    throw Error("the reference run failed: " + reply.body.value("error", "unknown error"));
+  return reply.body.at("record").get<CandidateRecord>();
+}
+
+void Session::run_candidate(CandidateRecord& rec, const StoppingRule& rule, double warmup_ms, double best_ms,
+                            bool verify_only) {
+  ensure_ready();
+  nlohmann::json request = {{"op", "run"},
+                            {"cubin_path", rec.compile.cubin_path},
+                            {"lowered_name", rec.compile.lowered_name},
+                            {"launch", rec.launch},
+                            {"rule", rule},
+                            {"warmup_ms", warmup_ms},
+                            {"best_ms", best_ms},
+                            {"verify_only", verify_only}};
+  auto reply = call(request, options_.candidate_timeout);
+  if (reply.status == WorkerClient::Status::timed_out) {
+    rec.disposition = Disposition::timeout;
+    rec.reason = "worker " + reply.detail;
+    return;
+  }
+  if (reply.status == WorkerClient::Status::died) {
+    rec.disposition = Disposition::crashed;
+    rec.reason = "worker " + reply.detail;
+    return;
+  }
+  if (!reply.body.contains("record")) {
+    rec.disposition = Disposition::crashed;
+    rec.reason = reply.body.value("error", "the worker gave no result");
+    return;
+  }
+  const nlohmann::json& r = reply.body.at("record");
+  rec.disposition = disposition_from_string(r.value("disposition", "crashed")).value_or(Disposition::crashed);
+  rec.reason = r.value("reason", "");
+  if (r.contains("error") && !r.at("error").is_null()) rec.error = r.at("error").get<ErrorStats>();
+  if (r.contains("time") && !r.at("time").is_null()) rec.time = r.at("time").get<TimeStats>();
+  if (r.contains("samples_ms")) rec.samples_ms = r.at("samples_ms").get<std::vector<double>>();
+  rec.pruned = r.value("pruned", false);
+}
+
+}  // namespace ktune

@@ -1,0 +1,54 @@
+// One command's use of the GPU, seen from the parent: a worker process that is started on first
+// need, restarted after a candidate kills it, and re-given the current problem when it comes back.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+
+#include "bench/stopping_rule.hpp"
+#include "families/tolerance.hpp"
+#include "tune/record.hpp"
+#include "tune/worker_client.hpp"
+
+namespace ktune {
+
+struct SessionOptions {
+  std::filesystem::path compile_cache_dir;
+  std::filesystem::path worker_executable = "/proc/self/exe";  // a ktune binary (tests point it at one)
+  std::chrono::milliseconds candidate_timeout{20000};  // a candidate not done by then is hung
+  std::chrono::milliseconds setup_timeout{300000};     // device start, inputs and reference
+};
+
+class Session {
+ public:
+  explicit Session(SessionOptions options);
+
+  // Starts the worker if needed; throws NoGpuError when there is no usable GPU.
+  const DeviceInfo& device();
+
+  // Allocates inputs and computes the reference in the worker; ConfigError if it cannot
+  // (e.g. the problem does not fit in device memory).
+  void set_problem(const Problem&, const Tolerance&, uint64_t seed);
+
+  CandidateRecord time_baseline(const StoppingRule&, double warmup_ms);
+
+  // Runs one compiled candidate: fills disposition, reason, error, time, samples, pruned.
+  void run_candidate(CandidateRecord& rec, const StoppingRule&, double warmup_ms, double best_ms,
+                     bool verify_only);
+
+  int worker_restarts() const { return restarts_; }
+
+ private:
+  WorkerClient::Reply call(const nlohmann::json& request, std::chrono::milliseconds timeout);
+  void ensure_ready();
+
+  SessionOptions options_;
+  WorkerClient client_;
+  std::optional<DeviceInfo> device_;
+  std::optional<nlohmann::json> problem_request_;
+  bool problem_loaded_ = false;
+  int restarts_ = 0;
+};
+
+}  // namespace ktune

@@ -1,0 +1,117 @@
+#include "tune/tuner.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "compile/nvrtc_compiler.hpp"
+#include "tune/compile_candidates.hpp"
+#include "util/progress.hpp"
+
+namespace ktune {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+std::string iso_now() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+Tolerance tolerance_for(const KernelFamily& family, const Problem& problem, const ToleranceOverride& override) {
+  Tolerance t = family.default_tolerance(problem.dtype);
+  if (override.rtol) t.rtol = *override.rtol;
+  if (override.atol) t.atol = *override.atol;
+  if (override.norm_rel) t.max_norm_rel = *override.norm_rel;
+  return t;
+}
+
+Tuner::Tuner(Session& session, Compiler& compiler, BestConfigCache& cache, TuneOptions options)
+    : session_(session), compiler_(compiler), cache_(cache), options_(std::move(options)) {}
+
+void Tuner::derive_metrics(CandidateRecord& rec, const Cost& cost, double reference_ms) const {
+  if (!rec.time || rec.time->median <= 0) return;
+  const double seconds = rec.time->median * 1e-3;
+  rec.tflops = cost.flops / seconds / 1e12;
+  rec.gbps = cost.min_bytes / seconds / 1e9;
+  if (reference_ms > 0) rec.ratio_vs_reference = reference_ms / rec.time->median;
+}
+
+TuneResult Tuner::tune(const SweepConfig& config, const KernelSource& source, const Problem& problem) {
+  const KernelFamily& family = find_family(config.family);
+  family.validate(problem);
+  const DeviceInfo& device = session_.device();
+
+  TuneResult out;
+  out.result.problem = problem;
+  out.result.cost = family.cost(problem);
+
+  CacheKey key = make_cache_key(problem, device, config.name, source.text, NvrtcCompiler::nvrtc_version());
+  if (!options_.retune) {
+    if (auto hit = cache_.find(key)) {
+      out.cached = hit;
+      return out;
+    }
+  }
+
+  auto t0 = std::chrono::steady_clock::now();
+  CompileOptions copts{device.arch(), options_.jobs, options_.allow_spills, options_.show_progress};
+  std::vector<CandidateRecord> candidates =
+      compile_candidates(compiler_, config, source, family, problem, arch_facts(device), copts);
+  out.compile_seconds = seconds_since(t0);
+
+  auto t1 = std::chrono::steady_clock::now();
+  const Tolerance tolerance = tolerance_for(family, problem, options_.tolerance);
+  session_.set_problem(problem, tolerance, options_.seed);
+  CandidateRecord reference = session_.time_baseline(options_.rule, options_.warmup_ms);
+  reference.config_name = config.name;
+  const double reference_ms = reference.time ? reference.time->median : 0;
+  derive_metrics(reference, out.result.cost, reference_ms);
+  out.result.records.push_back(std::move(reference));
+
+  size_t runnable = 0;
+  for (const auto& rec : candidates) runnable += rec.disposition == Disposition::not_run;
+  Progress progress("timing", runnable, options_.show_progress);
+  double best_ms = 0;
+  for (CandidateRecord& rec : candidates) {
+    if (rec.disposition != Disposition::not_run) continue;
+    session_.run_candidate(rec, options_.rule, options_.warmup_ms, best_ms, /*verify_only=*/false);
+    derive_metrics(rec, out.result.cost, reference_ms);
+    if (rec.disposition == Disposition::passed && rec.time && (best_ms <= 0 || rec.time->median < best_ms))
+      best_ms = rec.time->median;
+    progress.step(best_ms > 0 ? fmt::format("best {:.4f} ms", best_ms) : std::string());
+  }
+  progress.finish();
+  out.run_seconds = seconds_since(t1);
+
+  for (CandidateRecord& rec : candidates) out.result.records.push_back(std::move(rec));
+  for (size_t i = 1; i < out.result.records.size(); ++i) {
+    const CandidateRecord& rec = out.result.records[i];
+    if (rec.disposition != Disposition::passed || !rec.time) continue;
+    if (!out.best || rec.time->median < out.result.records[*out.best].time->median) out.best = i;
+  }
+
+  if (out.best) {
+    const CandidateRecord& win = out.result.records[*out.best];
+    CacheEntry entry;
+    entry.key = key;
+    entry.params = win.params;
+    entry.kernel_name = win.kernel_name;
+    entry.launch = win.launch;
+    entry.median_ms = win.time->median;
+    entry.tflops = win.tflops;
+    entry.ratio_vs_reference = win.ratio_vs_reference;
+    entry.created_at = iso_now();
+    entry.ktune_version = KTUNE_VERSION;
+    cache_.put(entry);
+  }
+  return out;
+}
+
+}  // namespace ktune

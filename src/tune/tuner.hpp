@@ -1,0 +1,57 @@
+// The sweep for one problem: cache lookup, compile, reference, then every compiled candidate in
+// the worker with the same timing as the reference, the best passing one cached.
+#pragma once
+
+#include <optional>
+
+#include "bench/stopping_rule.hpp"
+#include "compile/compiler.hpp"
+#include "compile/kernel_source.hpp"
+#include "families/family.hpp"
+#include "space/sweep_config.hpp"
+#include "store/cache.hpp"
+#include "store/results.hpp"
+#include "tune/session.hpp"
+
+namespace ktune {
+
+// --rtol / --atol / --norm-tol: each replaces one field of the family's default for the dtype.
+struct ToleranceOverride {
+  std::optional<double> rtol, atol, norm_rel;
+};
+
+struct TuneOptions {
+  StoppingRule rule;
+  double warmup_ms = 25;
+  bool retune = false;            // ignore a cached best config
+  bool allow_spills = false;
+  int jobs = 0;                   // compile threads
+  ToleranceOverride tolerance;    // on top of the family's per-dtype default
+  uint64_t seed = 20261121;
+  bool show_progress = true;
+};
+
+struct TuneResult {
+  ProblemResult result;               // records[0] is the reference (cuBLAS) unless from_cache
+  std::optional<size_t> best;         // index of the winner in result.records
+  std::optional<CacheEntry> cached;   // set when answered from the cache
+  double compile_seconds = 0, run_seconds = 0;
+};
+
+class Tuner {
+ public:
+  Tuner(Session& session, Compiler& compiler, BestConfigCache& cache, TuneOptions options);
+  TuneResult tune(const SweepConfig& config, const KernelSource& source, const Problem& problem);
+
+ private:
+  void derive_metrics(CandidateRecord& rec, const Cost& cost, double reference_ms) const;
+
+  Session& session_;
+  Compiler& compiler_;
+  BestConfigCache& cache_;
+  TuneOptions options_;
+};
+
+Tolerance tolerance_for(const KernelFamily& family, const Problem& problem, const ToleranceOverride& override);
+
+}  // namespace ktune
