@@ -1,0 +1,25 @@
+// Every subcommand, registered in one greppable list (commands.cpp). Each setup_* adds its
+// options to `app` and sets `exit_code` when it runs.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace ktune::cli {
+
+void setup_gemm(CLI::App& app, int& exit_code);
+void setup_sweep(CLI::App& app, int& exit_code);
+void setup_verify(CLI::App& app, int& exit_code);
+void setup_compile(CLI::App& app, int& exit_code);
+void setup_cache(CLI::App& app, int& exit_code);
+void setup_worker(CLI::App& app, int& exit_code);
+
+inline void register_commands(CLI::App& app, int& exit_code) {
+  setup_gemm(app, exit_code);
+  setup_sweep(app, exit_code);
+  setup_verify(app, exit_code);
+  setup_compile(app, exit_code);
+  setup_cache(app, exit_code);
+  setup_worker(app, exit_code);
+}
+
+}  // namespace ktune::cli

@@ -1,0 +1,187 @@
+#include "cli/common.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <ctime>
+#include <map>
+
+#include "compile/embedded.hpp"
+#include "compile/nvrtc_compiler.hpp"
+#include "util/fs.hpp"
+
+namespace ktune::cli {
+namespace {
+
+std::vector<std::string> g_argv;
+
+std::string utc_now(const char* format) {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, format, std::gmtime(&t));
+  return buf;
+}
+
+std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=./,:") ==
+                        std::string::npos)
+    return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+}  // namespace
+
+void set_argv(int argc, char** argv) { g_argv.assign(argv, argv + argc); }
+const std::vector<std::string>& argv() { return g_argv; }
+
+void add_problem_flags(CLI::App& app, ProblemFlags& f, bool m_required) {
+  auto* m = app.add_option("--m", f.m, "rows of A and C");
+  if (m_required) m->required();
+  app.add_option("--n", f.n, "columns of B and C (default: M)");
+  app.add_option("--k", f.k, "columns of A, rows of B (default: M)");
+  app.add_option("--dtype", f.dtype, "fp16 | bf16 | fp32 (fp32 runs on TF32 tensor cores)")
+      ->check(CLI::IsMember({"fp16", "bf16", "fp32"}));
+  app.add_option("--layout", f.layout, "A then B, r = row-major, c = column-major: rr | rc | cr | cc")
+      ->check(CLI::IsMember({"rr", "rc", "cr", "cc"}));
+}
+
+Problem make_problem(const std::string& family, const ProblemFlags& f) {
+  Problem p;
+  p.family = family;
+  p.dims = {{"M", f.m}, {"N", f.n ? f.n : f.m}, {"K", f.k ? f.k : f.m}};
+  p.dtype = f.dtype;
+  p.layout = f.layout;
+  return p;
+}
+
+void add_common_flags(CLI::App& app, CommonFlags& f) {
+  app.add_option("--config", f.config, "sweep config JSON (default: the built-in one)");
+  app.add_option("--kernel", f.kernel, "kernel source to use instead of the config's");
+  app.add_option("--cache-dir", f.cache_dir, "cache folder (default: $KTUNE_CACHE_DIR or ~/.cache/ktune)");
+  app.add_option("-j,--jobs", f.jobs, "compile threads (default: all cores)");
+  app.add_flag("--no-progress", f.no_progress, "no progress bar");
+}
+
+std::filesystem::path cache_dir(const CommonFlags& f) {
+  return f.cache_dir.empty() ? default_cache_dir() : std::filesystem::path(f.cache_dir);
+}
+
+SweepConfig load_config(const CommonFlags& f, const KernelFamily& family) {
+  if (!f.config.empty()) {
+    if (!std::filesystem::exists(f.config)) throw ConfigError(fmt::format("--config {}: no such file", f.config));
+    SweepConfig config = load_sweep_config(f.config, family.context_names(), family.placeholder_names());
+    if (config.family != family.name())
+      throw ConfigError(fmt::format("{}: family '{}', but this command tunes '{}'", f.config, config.family,
+                                    family.name()));
+    return config;
+  }
+  auto text = find_embedded(family.default_config());
+  if (!text) throw Error(fmt::format("{} is not built into this ktune", family.default_config()));
+  return parse_sweep_config(*text, std::string(family.default_config()), family.context_names(),
+                            family.placeholder_names());
+}
+
+void add_measure_flags(CLI::App& app, MeasureFlags& f) {
+  app.add_flag("--retune", f.retune, "tune even if the cache has an answer");
+  app.add_option("--out", f.out, "folder for the results JSON and CSV")->capture_default_str();
+  app.add_option("--top", f.top, "rows in the printed table")->capture_default_str();
+  app.add_option("--timeout", f.timeout_s, "seconds before a candidate counts as hung")->capture_default_str();
+  app.add_option("--warmup-ms", f.warmup_ms, "warmup time per candidate")->capture_default_str();
+  app.add_option("--max-time-ms", f.max_time_ms, "timing budget per candidate")->capture_default_str();
+  app.add_option("--noise", f.noise, "stop sampling at this relative error of the median")->capture_default_str();
+  app.add_option("--min-samples", f.min_samples, "fewest timed samples per candidate")->capture_default_str();
+  app.add_option("--prune", f.prune, "stop timing a candidate once it is this many times slower than the best")
+      ->capture_default_str();
+  app.add_flag("--allow-spills", f.allow_spills, "run candidates whose registers spill");
+  app.add_option("--rtol", f.rtol, "relative tolerance (default: per dtype, see README)");
+  app.add_option("--atol", f.atol, "absolute tolerance (default: per dtype)");
+  app.add_option("--norm-tol", f.norm_tol, "bound on ||out-ref||/||ref|| (default: per dtype)");
+}
+
+TuneOptions tune_options(const CommonFlags& c, const MeasureFlags& m) {
+  TuneOptions o;
+  o.rule.min_samples = m.min_samples;
+  o.rule.max_time_ms = m.max_time_ms;
+  o.rule.min_time_ms = std::min(o.rule.min_time_ms, m.max_time_ms);
+  o.rule.noise_target = m.noise;
+  o.rule.prune_factor = m.prune;
+  o.rule.max_samples = std::max(o.rule.max_samples, m.min_samples);
+  validate(o.rule);
+  o.warmup_ms = m.warmup_ms;
+  o.retune = m.retune;
+  o.allow_spills = m.allow_spills;
+  o.jobs = c.jobs;
+  o.show_progress = !c.no_progress;
+  o.tolerance = {m.rtol, m.atol, m.norm_tol};
+  return o;
+}
+
+SessionOptions session_options(const CommonFlags& c, const MeasureFlags& m) {
+  SessionOptions s;
+  s.compile_cache_dir = cache_dir(c);
+  s.candidate_timeout = std::chrono::milliseconds(static_cast<int64_t>(m.timeout_s * 1000));
+  return s;
+}
+
+RunInfo make_run_info(const DeviceInfo& device) {
+  RunInfo info;
+  info.argv = g_argv;
+  info.ktune_version = KTUNE_VERSION;
+  info.started_at = utc_now("%Y-%m-%dT%H:%M:%SZ");
+  info.device = device;
+  info.nvrtc_version = NvrtcCompiler::nvrtc_version();
+  std::string command = "ktune";
+  for (size_t i = 1; i < g_argv.size(); ++i) command += " " + shell_quote(g_argv[i]);
+  info.command = command;
+  return info;
+}
+
+std::string results_stem(const std::string& what) { return what + "-" + utc_now("%Y%m%dT%H%M%SZ"); }
+
+std::string short_params(const Bindings& params) {
+  std::string out;
+  for (const auto& [name, value] : params) {
+    std::string abbrev;
+    bool start = true;
+    for (char c : name) {
+      if (start && c != '_') abbrev += c;
+      start = c == '_';
+    }
+    out += fmt::format("{}{}={}", out.empty() ? "" : " ", abbrev, value);
+  }
+  return out;
+}
+
+void print_tune_result(const TuneResult& r, int top) {
+  const auto& records = r.result.records;
+  std::map<std::string, int> counts;
+  std::vector<size_t> passed;
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (records[i].source != "ktune") continue;
+    counts[to_string(records[i].disposition)]++;
+    if (records[i].disposition == Disposition::passed && records[i].time) passed.push_back(i);
+  }
+  std::sort(passed.begin(), passed.end(),
+            [&](size_t a, size_t b) { return records[a].time->median < records[b].time->median; });
+
+  fmt::print("\n{}\n", r.result.problem.describe());
+  fmt::print("{:>4}  {:<44} {:>10} {:>8} {:>9} {:>9} {:>9}\n", "#", "config", "median ms", "TFLOPS", "max err",
+             "norm err", "vs cuBLAS");
+  auto row = [&](const std::string& rank, const std::string& label, const CandidateRecord& rec) {
+    fmt::print("{:>4}  {:<44} {:>10.4f} {:>8.1f} {:>9.2e} {:>9.2e} {:>8.3f}x{}\n", rank, label.substr(0, 44),
+               rec.time ? rec.time->median : 0.0, rec.tflops, rec.error ? rec.error->max_abs : 0.0,
+               rec.error ? rec.error->norm_rel : 0.0, rec.ratio_vs_reference, rec.pruned ? " (pruned)" : "");
+  };
+  for (size_t i = 0; i < passed.size() && static_cast<int>(i) < top; ++i)
+    row(std::to_string(i + 1), short_params(records[passed[i]].params), records[passed[i]]);
+  for (const auto& rec : records)
+    if (rec.source == "cublas") row("ref", rec.kernel_name, rec);
+
+  std::string summary;
+  for (const auto& [name, n] : counts) summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, name);
+  fmt::print("candidates: {}  (compile {:.1f} s, run {:.1f} s)\n", summary, r.compile_seconds, r.run_seconds);
+}
+
+}  // namespace ktune::cli

@@ -1,0 +1,65 @@
+// What several subcommands share: the problem flags, the tuning/measurement flags, loading the
+// config, the run header of result files and the summary table.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "families/family.hpp"
+#include "space/sweep_config.hpp"
+#include "store/results.hpp"
+#include "tune/tuner.hpp"
+
+namespace ktune::cli {
+
+void set_argv(int argc, char** argv);
+const std::vector<std::string>& argv();
+
+struct ProblemFlags {
+  int64_t m = 0, n = 0, k = 0;  // n, k default to m
+  std::string dtype = "fp16";
+  std::string layout = "rr";
+};
+void add_problem_flags(CLI::App& app, ProblemFlags& flags, bool m_required);
+Problem make_problem(const std::string& family, const ProblemFlags& flags);
+
+struct CommonFlags {
+  std::string config;           // --config FILE ("" = the family's embedded default)
+  std::string kernel;           // --kernel FILE
+  std::string cache_dir;        // --cache-dir ("" = XDG default)
+  int jobs = 0;
+  bool no_progress = false;
+};
+void add_common_flags(CLI::App& app, CommonFlags& flags);
+std::filesystem::path cache_dir(const CommonFlags& flags);
+SweepConfig load_config(const CommonFlags& flags, const KernelFamily& default_family);
+
+struct MeasureFlags {
+  bool retune = false;
+  std::string out = "results";
+  int top = 10;
+  double timeout_s = 20;
+  double warmup_ms = 25;
+  double max_time_ms = 1000;
+  double noise = 0.005;
+  int min_samples = 10;
+  double prune = 1.3;
+  bool allow_spills = false;
+  std::optional<double> rtol, atol, norm_tol;
+};
+void add_measure_flags(CLI::App& app, MeasureFlags& flags);
+TuneOptions tune_options(const CommonFlags&, const MeasureFlags&);
+SessionOptions session_options(const CommonFlags&, const MeasureFlags&);
+
+RunInfo make_run_info(const DeviceInfo& device);
+std::string results_stem(const std::string& what);  // "gemm-20261121T201500Z"
+
+// Compact parameter text: "BM=128 BN=256 BK=32 NW=8 NS=3 GM=8 A=1".
+std::string short_params(const Bindings& params);
+void print_tune_result(const TuneResult& result, int top);
+
+}  // namespace ktune::cli

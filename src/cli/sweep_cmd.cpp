@@ -1,0 +1,46 @@
+// `ktune sweep FILE.json`: a sweep described entirely by a file: kernel, parameters, constraints,
+// problems, dtypes and layouts. Every problem x dtype x layout is tuned in turn.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/run_tuning.hpp"
+#include "util/fs.hpp"
+
+namespace ktune::cli {
+
+void setup_sweep(CLI::App& app, int& exit_code) {
+  struct Options {
+    std::string file;
+    CommonFlags common;
+    MeasureFlags measure;
+  };
+  auto opts = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("sweep", "run the sweep a JSON file describes");
+  cmd->add_option("file", opts->file, "sweep config JSON")->required();
+  add_common_flags(*cmd, opts->common);
+  add_measure_flags(*cmd, opts->measure);
+  cmd->callback([opts, &exit_code] {
+    if (!std::filesystem::exists(opts->file)) throw ConfigError(fmt::format("{}: no such file", opts->file));
+    // The family named in the file picks the names its expressions may use. A file without a
+    // readable "family" is handed to the gemm loader, which reports exactly what is wrong.
+    nlohmann::json peek = nlohmann::json::parse(read_file(opts->file), nullptr, /*allow_exceptions=*/false);
+    std::string family_name = "gemm";
+    if (peek.is_object() && peek.contains("family") && peek["family"].is_string()) family_name = peek["family"];
+    const KernelFamily& family = find_family(family_name);
+    CommonFlags common = opts->common;
+    common.config = opts->file;
+    SweepConfig config = load_config(common, family);
+    if (config.problems.empty()) throw ConfigError(opts->file + ": no \"problems\" to sweep");
+    std::vector<Problem> problems;
+    const auto dtypes = config.dtypes.empty() ? std::vector<std::string>{"fp16"} : config.dtypes;
+    const auto layouts = config.layouts.empty() ? std::vector<std::string>{"rr"} : config.layouts;
+    for (const Bindings& dims : config.problems)
+      for (const std::string& dtype : dtypes)
+        for (const std::string& layout : layouts) problems.push_back({family_name, dims, dtype, layout});
+    exit_code = run_tuning(config, problems, common, opts->measure, "sweep-" + config.name);
+  });
+}
+
+}  // namespace ktune::cli
