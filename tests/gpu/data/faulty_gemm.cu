@@ -1,0 +1,31 @@
+// A deliberately broken GEMM for the planted-fault test: FAULT picks the failure, and a sweep over
+// FAULT must classify each one and still finish with the correct candidate (FAULT = 0) as winner.
+//   0 correct (naive, one thread per output)   1 illegal address (a write far out of bounds)
+//   2 hang (spins forever)                     3 wrong answer (drops the last k)
+//   4 does not compile                         5 asks for more shared memory than any GPU has
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+
+template <typename T, int A_ROW_MAJOR, int B_ROW_MAJOR, int FAULT>
+__global__ void faulty_gemm(const T* A, const T* B, T* C, int M, int N, int K) {
+  static_assert(FAULT != 4, "planted compile error (FAULT = 4)");
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (FAULT == 2) {
+    volatile int spin = 1;
+    while (spin) {
+    }
+  }
+  if (row >= M || col >= N) return;
+  float acc = 0.f;
+  int k_end = FAULT == 3 ? K - 1 : K;
+  for (int k = 0; k < k_end; ++k) {
+    float a = float(A_ROW_MAJOR ? A[(long long)row * K + k] : A[(long long)k * M + row]);
+    float b = float(B_ROW_MAJOR ? B[(long long)k * N + col] : B[(long long)col * K + k]);
+    acc += a * b;
+  }
+  long long offset = (long long)row * N + col;
+  if (FAULT == 1) offset += (1ll << 40);
+  C[offset] = T(acc);
+}

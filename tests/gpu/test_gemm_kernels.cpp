@@ -1,0 +1,126 @@
+// The built-in GEMM kernels against cuBLAS on the GPU, for every dtype and layout over ragged and
+// tiny shapes: a few valid configurations of the default sweep per case (first, middle, last),
+// each compiled for this GPU and checked on fresh random inputs with a poisoned output.
+#include <fmt/format.h>
+
+#include "compile/compile_all.hpp"
+#include "compile/embedded.hpp"
+#include "compile/kernel_source.hpp"
+#include "compile/nvrtc_compiler.hpp"
+#include "families/family.hpp"
+#include "gpu_test_support.hpp"
+#include "space/enumerate.hpp"
+#include "tune/session.hpp"
+#include "tune/tuner.hpp"
+
+namespace ktune {
+namespace {
+
+struct Case {
+  int64_t m, n, k;
+  std::string dtype, layout;
+};
+
+std::vector<Case> cases() {
+  const std::vector<std::array<int64_t, 3>> shapes = {
+      {1, 1, 1}, {17, 33, 5}, {127, 129, 65}, {64, 64, 64}, {256, 128, 512}, {1000, 3000, 700}, {4095, 4097, 4093}};
+  std::vector<Case> out;
+  for (const auto& s : shapes)
+    for (std::string dtype : {"fp16", "bf16", "fp32"})
+      for (std::string layout : {"rr", "rc", "cr", "cc"}) out.push_back({s[0], s[1], s[2], dtype, layout});
+  return out;
+}
+
+TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
+  KTUNE_REQUIRE_GPU();
+  auto dir = test::scratch_dir("gemm");
+  const KernelFamily& family = find_family("gemm");
+  SweepConfig config = parse_sweep_config(*find_embedded("configs/gemm_mma.json"), "configs/gemm_mma.json",
+                                          family.context_names(), family.placeholder_names());
+  KernelSource source = resolve_kernel_source(config);
+
+  SessionOptions so;
+  so.compile_cache_dir = dir;
+  so.worker_executable = KTUNE_BINARY;
+  Session session(so);
+  const DeviceInfo& device = session.device();
+  NvrtcCompiler compiler(dir);
+
+  // Pick the candidates of every case first, so all compiles run in one parallel batch.
+  struct Pick {
+    size_t case_index;
+    CandidateRecord rec;
+  };
+  std::vector<Case> all = cases();
+  std::vector<Pick> picks;
+  std::vector<CompileRequest> requests;
+  for (size_t c = 0; c < all.size(); ++c) {
+    Problem p{"gemm", {{"M", all[c].m}, {"N", all[c].n}, {"K", all[c].k}}, all[c].dtype, all[c].layout};
+    std::vector<Candidate> valid;
+    for (Candidate& cand : enumerate(config, family.context(p, arch_facts(device)), family.placeholders(p)))
+      if (cand.valid) valid.push_back(std::move(cand));
+    ASSERT_FALSE(valid.empty()) << "no valid candidate for " << p.describe();
+    for (size_t idx : {size_t{0}, valid.size() / 2, valid.size() - 1}) {
+      CandidateRecord rec;
+      rec.params = valid[idx].params;
+      rec.kernel_name = valid[idx].kernel_name;
+      rec.launch = valid[idx].launch;
+      picks.push_back({c, rec});
+      requests.push_back({source.name, source.text, source.headers, rec.kernel_name, device.arch(), {}});
+    }
+  }
+  std::vector<CompileInfo> infos = compile_all(compiler, requests, 0);
+
+  int checked = 0;
+  size_t loaded_case = SIZE_MAX;
+  for (size_t i = 0; i < picks.size(); ++i) {
+    Pick& pick = picks[i];
+    const Case& c = all[pick.case_index];
+    Problem p{"gemm", {{"M", c.m}, {"N", c.n}, {"K", c.k}}, c.dtype, c.layout};
+    ASSERT_TRUE(infos[i].ok) << pick.rec.kernel_name << "\n" << infos[i].log;
+    pick.rec.compile = infos[i];
+    if (loaded_case != pick.case_index) {
+      session.set_problem(p, family.default_tolerance(c.dtype), 1000 + pick.case_index);
+      loaded_case = pick.case_index;
+    }
+    session.run_candidate(pick.rec, StoppingRule{}, 0, 0, /*verify_only=*/true);
+    EXPECT_EQ(pick.rec.disposition, Disposition::passed)
+        << p.describe() << " " << pick.rec.kernel_name << ": " << pick.rec.reason;
+    ++checked;
+  }
+  EXPECT_EQ(checked, static_cast<int>(all.size() * 3));
+  EXPECT_EQ(session.worker_restarts(), 0);
+}
+
+// The timing path reports self-consistent statistics, and cuBLAS on a large fp16 GEMM lands in
+// a physically possible range (far below no GPU, far above any GPU is a timing bug).
+TEST(Timing, StatisticsAreConsistentAndPlausible) {
+  KTUNE_REQUIRE_GPU();
+  auto dir = test::scratch_dir("timing");
+  SessionOptions so;
+  so.compile_cache_dir = dir;
+  so.worker_executable = KTUNE_BINARY;
+  Session session(so);
+  const KernelFamily& family = find_family("gemm");
+  Problem p{"gemm", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, "fp16", "rr"};
+  session.set_problem(p, family.default_tolerance("fp16"), 7);
+  StoppingRule rule;
+  CandidateRecord ref = session.time_baseline(rule, 25);
+  ASSERT_TRUE(ref.time.has_value());
+  const TimeStats& t = *ref.time;
+  EXPECT_EQ(ref.disposition, Disposition::passed) << ref.reason;
+  EXPECT_GE(t.n, static_cast<size_t>(rule.min_samples));
+  EXPECT_EQ(t.n, ref.samples_ms.size());
+  EXPECT_LE(t.min, t.p20);
+  EXPECT_LE(t.p20, t.median);
+  EXPECT_LE(t.median, t.p80);
+  EXPECT_LE(t.p80, t.max);
+  const double tflops = family.cost(p).flops / (t.median * 1e-3) / 1e12;
+  EXPECT_GT(tflops, 20.0);
+  EXPECT_LT(tflops, 5000.0);
+  // Samples are real measurements of separate runs: they are not all identical.
+  EXPECT_GT(t.max, t.min);
+}
+
+}  // namespace
+}  // namespace ktune
