@@ -27,7 +27,8 @@ void setup_cache(CLI::App& app, int& exit_code) {
     for (const std::string& w : cache.take_warnings()) fmt::print(stderr, "warning: {}\n", w);
   };
 
-  cmd->add_subcommand("list", "one line per entry")->callback([open, warn, &exit_code] {
+  // fallthrough: `ktune cache list --cache-dir X` works as well as `ktune cache --cache-dir X list`.
+  cmd->add_subcommand("list", "one line per entry")->fallthrough()->callback([open, warn, &exit_code] {
     BestConfigCache cache = open();
     auto entries = cache.list();
     warn(cache);
@@ -42,7 +43,7 @@ void setup_cache(CLI::App& app, int& exit_code) {
     exit_code = 0;
   });
 
-  CLI::App* show = cmd->add_subcommand("show", "full entries whose key contains PATTERN");
+  CLI::App* show = cmd->add_subcommand("show", "full entries whose key contains PATTERN")->fallthrough();
   show->add_option("pattern", opts->pattern, "text to look for in the key (e.g. M=4096)");
   show->callback([open, warn, opts, &exit_code] {
     BestConfigCache cache = open();
@@ -58,7 +59,7 @@ void setup_cache(CLI::App& app, int& exit_code) {
     exit_code = shown ? 0 : 1;
   });
 
-  CLI::App* clear = cmd->add_subcommand("clear", "remove entries (all, or those matching --match)");
+  CLI::App* clear = cmd->add_subcommand("clear", "remove entries (all, or those matching --match)")->fallthrough();
   clear->add_option("--match", opts->pattern, "only entries whose key contains this text");
   clear->callback([open, warn, opts, &exit_code] {
     BestConfigCache cache = open();

@@ -89,6 +89,7 @@ void add_measure_flags(CLI::App& app, MeasureFlags& f) {
   app.add_option("--top", f.top, "rows in the printed table")->capture_default_str();
   app.add_option("--timeout", f.timeout_s, "seconds before a candidate counts as hung")->capture_default_str();
   app.add_option("--warmup-ms", f.warmup_ms, "warmup time per candidate")->capture_default_str();
+  app.add_option("--min-time-ms", f.min_time_ms, "least measured time per candidate")->capture_default_str();
   app.add_option("--max-time-ms", f.max_time_ms, "timing budget per candidate")->capture_default_str();
   app.add_option("--noise", f.noise, "stop sampling at this relative error of the median")->capture_default_str();
   app.add_option("--min-samples", f.min_samples, "fewest timed samples per candidate")->capture_default_str();
@@ -104,7 +105,7 @@ TuneOptions tune_options(const CommonFlags& c, const MeasureFlags& m) {
   TuneOptions o;
   o.rule.min_samples = m.min_samples;
   o.rule.max_time_ms = m.max_time_ms;
-  o.rule.min_time_ms = std::min(o.rule.min_time_ms, m.max_time_ms);
+  o.rule.min_time_ms = std::min(m.min_time_ms, m.max_time_ms);
   o.rule.noise_target = m.noise;
   o.rule.prune_factor = m.prune;
   o.rule.max_samples = std::max(o.rule.max_samples, m.min_samples);

@@ -43,11 +43,12 @@ struct MeasureFlags {
   std::string out = "results";
   int top = 10;
   double timeout_s = 20;
-  double warmup_ms = 25;
+  double warmup_ms = 10;
+  double min_time_ms = 20;
   double max_time_ms = 1000;
   double noise = 0.005;
   int min_samples = 10;
-  double prune = 1.3;
+  double prune = 1.15;
   bool allow_spills = false;
   std::optional<double> rtol, atol, norm_tol;
 };

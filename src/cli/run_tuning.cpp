@@ -36,6 +36,7 @@ int run_tuning(const SweepConfig& config, const std::vector<Problem>& problems, 
       continue;
     }
     print_tune_result(r, measure.top);
+    if (!r.cache_warning.empty()) fmt::print(stderr, "warning: the winner was not cached: {}\n", r.cache_warning);
     if (!r.best) {
       ++failures;
       fmt::print("no candidate passed for {}\n", problem.describe());

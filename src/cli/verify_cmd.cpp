@@ -80,15 +80,21 @@ void setup_verify(CLI::App& app, int& exit_code) {
     if (opts->settings.empty() && opts->problem.m != 0)
       throw ConfigError("verify --m needs the configuration: --set NAME=VALUE for each parameter");
 
-    Session session(session_options(opts->common, opts->measure));
-    const DeviceInfo& device = session.device();
-    BestConfigCache cache(cache_dir(opts->common) / "best_configs.json");
-
+    // Bad input is reported before any GPU work: the settings must name exactly the parameters.
     std::vector<Check> checks;
     if (!opts->settings.empty()) {
       SweepConfig config = load_config(opts->common, family);
-      checks.push_back({make_problem("gemm", opts->problem), parse_settings(opts->settings), config.name});
-    } else {
+      Check check{make_problem("gemm", opts->problem), parse_settings(opts->settings), config.name};
+      family.validate(check.problem);
+      make_candidate(config, check.params, family.context(check.problem, arch_facts_offline("sm_90a")),
+                     family.placeholders(check.problem));
+      checks.push_back(std::move(check));
+    }
+
+    Session session(session_options(opts->common, opts->measure));
+    const DeviceInfo& device = session.device();
+    BestConfigCache cache(cache_dir(opts->common) / "best_configs.json");
+    if (opts->settings.empty()) {
       for (const CacheEntry& e : cache.list()) {
         const CacheKey& k = e.key;
         if (k.gpu_name != device.name || k.cc_major != device.cc_major || k.cc_minor != device.cc_minor) continue;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "compile/nvrtc_compiler.hpp"
@@ -69,7 +70,9 @@ TuneResult Tuner::tune(const SweepConfig& config, const KernelSource& source, co
   auto t1 = std::chrono::steady_clock::now();
   const Tolerance tolerance = tolerance_for(family, problem, options_.tolerance);
   session_.set_problem(problem, tolerance, options_.seed);
-  CandidateRecord reference = session_.time_baseline(options_.rule, options_.warmup_ms);
+  // The reference is timed first, so it gets a long warmup: the GPU may be coming out of idle
+  // clocks, and an under-clocked reference would flatter every candidate.
+  CandidateRecord reference = session_.time_baseline(options_.rule, std::max(options_.warmup_ms, 200.0));
   reference.config_name = config.name;
   const double reference_ms = reference.time ? reference.time->median : 0;
   derive_metrics(reference, out.result.cost, reference_ms);
@@ -109,7 +112,12 @@ TuneResult Tuner::tune(const SweepConfig& config, const KernelSource& source, co
     entry.ratio_vs_reference = win.ratio_vs_reference;
     entry.created_at = iso_now();
     entry.ktune_version = KTUNE_VERSION;
-    cache_.put(entry);
+    try {
+      cache_.put(entry);
+    } catch (const Error& e) {
+      // A cache we cannot write must not cost the user the sweep: results are still written.
+      out.cache_warning = e.what();
+    }
   }
   return out;
 }

@@ -36,6 +36,7 @@ struct TuneResult {
   std::optional<size_t> best;         // index of the winner in result.records
   std::optional<CacheEntry> cached;   // set when answered from the cache
   double compile_seconds = 0, run_seconds = 0;
+  std::string cache_warning;          // the winner could not be cached, and why
 };
 
 class Tuner {

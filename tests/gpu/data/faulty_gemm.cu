@@ -13,8 +13,10 @@ __global__ void faulty_gemm(const T* A, const T* B, T* C, int M, int N, int K) {
   int row = blockIdx.y * blockDim.y + threadIdx.y;
   int col = blockIdx.x * blockDim.x + threadIdx.x;
   if (FAULT == 2) {
-    volatile int spin = 1;
-    while (spin) {
+    // Waits for a value nobody writes (C is poisoned with 0xFF bytes): a read of global memory the
+    // compiler cannot remove or hoist, unlike a spin on a local.
+    volatile const int* never_set = reinterpret_cast<volatile const int*>(C);
+    while (*never_set != 0x12345678) {
     }
   }
   if (row >= M || col >= N) return;
