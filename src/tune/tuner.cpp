@@ -49,6 +49,12 @@ TuneResult Tuner::tune(const SweepConfig& config, const KernelSource& source, co
   family.validate(problem);
   const DeviceInfo& device = session_.device();
 
+  // Before compiling anything: a problem the device cannot hold is bad input.
+  if (family.device_bytes(problem) > device.global_mem_bytes)
+    throw ConfigError(fmt::format("{} needs {:.1f} GiB of device memory; {} has {:.1f} GiB", problem.describe(),
+                                  family.device_bytes(problem) / 1073741824.0, device.name,
+                                  device.global_mem_bytes / 1073741824.0));
+
   TuneResult out;
   out.result.problem = problem;
   out.result.cost = family.cost(problem);
