@@ -1,0 +1,527 @@
+// gemm_mma.cu — tensor-core GEMM for sm_80 and later (Ampere, Ada, Hopper) through mma.sync.
+//
+// Computes C = A·B with fp32 accumulation.
+//   C: M×N row-major (ldc = N).
+//   A: M×K, row-major (lda = K) when A_ROW_MAJOR, else column-major (lda = M).
+//   B: K×N, row-major (ldb = N) when B_ROW_MAJOR, else column-major (ldb = K).
+//   T = __half / __nv_bfloat16: mma.sync m16n8k16, output rounded to T.
+//   T = float: TF32 mma.sync m16n8k8 (operands rounded with cvt.rna.tf32.f32), fp32 output.
+//
+// Launch: 1-D grid of cdiv(M,BLOCK_M)*cdiv(N,BLOCK_N) blocks of NUM_WARPS*32 threads, and
+// exactly NUM_STAGES*(BLOCK_M+BLOCK_N)*BLOCK_K*sizeof(T) bytes of dynamic shared memory. A, B
+// and C must be 16-byte aligned (as cudaMalloc returns them). Any M, N, K >= 1.
+//
+// Tunables (names as in configs/gemm_mma.json, which restates every constraint below):
+//   BLOCK_M, BLOCK_N  block tile; powers of two, 32..256.
+//   BLOCK_K           k depth of one pipeline stage; a power of two with BLOCK_K*sizeof(T) >= 64
+//                     bytes (two mma k-steps at least, which the fragment double buffer needs).
+//   NUM_WARPS         2, 4 or 8. The warps form a WARPS_M×WARPS_N grid chosen at compile time
+//                     to make the warp tile squarest (warps_m() below); each warp tile must be a
+//                     multiple of 16×16 and at most 64×64 (128 fp32 accumulators per thread;
+//                     beyond that ptxas spills).
+//   NUM_STAGES        depth of the cp.async pipeline, >= 2.
+//   GROUP_M           rows of block tiles walked together (Triton's grouped order) so that a
+//                     wave of blocks shares A and B panels in L2; >= 1.
+//   ALIGNED           1: lda, ldb and ldc are multiples of 16/sizeof(T) elements, so every
+//                     16-byte chunk of a row is wholly inside or outside the matrix: tiles
+//                     arrive by 16-byte cp.async (zero-filled past the edges), and C leaves
+//                     through shared memory in whole 16-byte chunks. 0: any shape (odd K, odd
+//                     N, ...), into the same shared layout: 8-byte cp.async pieces when the
+//                     leading dimension allows (16-bit elements with ld % 4 == 0), 4-byte ones
+//                     for fp32, else guarded element loads (synchronous: slow); guarded element
+//                     stores.
+//
+// Design. Each operand tile is stored in shared memory with its global contiguous dimension
+// contiguous, so global reads stay 16-byte coalesced whatever the layout. 16-byte chunks are
+// XOR-swizzled so that the 8 rows one ldmatrix phase reads land in 8 different bank groups.
+// K-contiguous tiles feed mma.sync through ldmatrix.x4; MN-contiguous 16-bit tiles through
+// ldmatrix.x4.trans; MN-contiguous tf32 tiles (ldmatrix cannot transpose 32-bit elements)
+// through plain 32-bit shared loads with their own swizzle. Fragments for k-step s+1 load
+// while the mma for step s run. __launch_bounds__ names one block per SM as the minimum:
+// without it ptxas sometimes caps registers for two blocks and spills a few bytes.
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+namespace gemm_mma_detail {
+
+// The element type's mma flavour. K_STEP is the k depth of one mma (32 bytes of operand).
+template <typename T>
+struct Mma;
+
+template <>
+struct Mma<__half> {
+  static constexpr int K_STEP = 16;
+  static __device__ __forceinline__ unsigned operand(unsigned x) { return x; }
+  static __device__ __forceinline__ void run(float (&d)[4], const unsigned (&a)[4],
+                                             const unsigned (&b)[2]) {
+    asm(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+  static __device__ __forceinline__ void store2(__half* p, float x, float y) {
+    *reinterpret_cast<__half2*>(p) = __floats2half2_rn(x, y);
+  }
+  static __device__ __forceinline__ __half convert(float x) { return __float2half_rn(x); }
+};
+
+template <>
+struct Mma<__nv_bfloat16> {
+  static constexpr int K_STEP = 16;
+  static __device__ __forceinline__ unsigned operand(unsigned x) { return x; }
+  static __device__ __forceinline__ void run(float (&d)[4], const unsigned (&a)[4],
+                                             const unsigned (&b)[2]) {
+    asm(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+  static __device__ __forceinline__ void store2(__nv_bfloat16* p, float x, float y) {
+    *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(x, y);
+  }
+  static __device__ __forceinline__ __nv_bfloat16 convert(float x) {
+    return __float2bfloat16_rn(x);
+  }
+};
+
+template <>
+struct Mma<float> {
+  static constexpr int K_STEP = 8;
+  // The tensor cores read only the tf32 bits; rounding to nearest (instead of the hardware's
+  // truncation) halves the operand error.
+  static __device__ __forceinline__ unsigned operand(unsigned x) {
+    unsigned y;
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(y) : "f"(__uint_as_float(x)));
+    return y;
+  }
+  static __device__ __forceinline__ void run(float (&d)[4], const unsigned (&a)[4],
+                                             const unsigned (&b)[2]) {
+    asm(
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+  static __device__ __forceinline__ void store2(float* p, float x, float y) {
+    *reinterpret_cast<float2*>(p) = make_float2(x, y);
+  }
+  static __device__ __forceinline__ float convert(float x) { return x; }
+};
+
+__host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
+__host__ __device__ constexpr int imin(int a, int b) { return a < b ? a : b; }
+__host__ __device__ constexpr bool is_pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
+
+// Warps along M: the power of two w ≤ num_warps whose warp tile (bm/w)×(bn·w/num_warps) is
+// squarest, ties going to the taller tile. configs/gemm_mma.json's WARPS_M spells the same rule
+// as "the largest w with w²·bn < 2·bm·num_warps".
+__host__ __device__ constexpr int warps_m(int bm, int bn, int num_warps) {
+  int w = 1;
+  while (w * 2 <= num_warps && (w * 2) * (w * 2) * bn < 2 * bm * num_warps) w *= 2;
+  return w;
+}
+
+// Where 16-byte chunk (row, chunk) of a tile with CPR chunks per row lives. The XOR key stays
+// below 8, so it permutes the chunks of one aligned 128-byte line (8 chunks). For rows of >= 8
+// chunks the key comes from the row, for shorter rows from the line. KEY_MUL = 1 serves ldmatrix,
+// which reads one chunk column of 8 consecutive rows: 8 distinct keys. KEY_MUL = 2 serves the
+// 32-bit loads of MN-contiguous tf32 tiles, where a warp reads 4 rows × 2 adjacent chunks: keys
+// 0, 2, 4, 6 on those 4 rows keep all 8 chunks apart.
+template <int CPR, int KEY_MUL>
+struct Swizzle {
+  // Rows after which the key repeats: a row step that is a multiple of it leaves the key alone.
+  static constexpr int PERIOD = (CPR >= 8 ? 8 : 64 / CPR) / KEY_MUL;
+
+  static __host__ __device__ __forceinline__ int key(int row) {
+    return ((CPR >= 8 ? row : (row * CPR) >> 3) * KEY_MUL) & 7;
+  }
+  static __host__ __device__ __forceinline__ int at(int row, int chunk) {
+    return (row * CPR + chunk) ^ key(row);
+  }
+  // at(row + drow, chunk + dchunk) given p = at(row, chunk), for compile-time deltas with drow a
+  // multiple of PERIOD and dchunk sharing no set bit with chunk. Then the low three bits of dchunk
+  // XOR into p and the rest adds, so each lane keeps one base register per operand and every
+  // fragment address is that base, one LOP3 and an immediate offset.
+  static __host__ __device__ __forceinline__ int moved(int p, int drow, int dchunk) {
+    return (p ^ (dchunk & 7)) + (dchunk & ~7) + drow * CPR;
+  }
+};
+
+__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], unsigned addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+
+__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], unsigned addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+
+__device__ __forceinline__ unsigned lds32(unsigned addr) {
+  unsigned v;
+  asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(addr));
+  return v;
+}
+
+// src_bytes = 0 writes zeros and reads nothing: how tiles are padded past the edges.
+__device__ __forceinline__ void cp_async_16(unsigned dst, const void* src, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+               "r"(src_bytes));
+}
+template <int BYTES>  // 4 or 8
+__device__ __forceinline__ void cp_async_piece(unsigned dst, const void* src, int src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(src), "n"(BYTES),
+               "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// Copies one operand's k tile (ROWS × COLS elements, COLS contiguous in global and in shared
+// memory) into a swizzled stage. K runs along the columns (K_IN_COLS) or the rows. Each thread
+// owns the same chunk column of rows r, r+ROW_STEP, ...; its pointer and edge distances move
+// one k tile per call.
+template <typename T, int ROWS, int COLS, int THREADS, bool K_IN_COLS, int ALIGNED, int KEY_MUL>
+struct TileLoader {
+  static constexpr int CH = 16 / sizeof(T);  // elements per 16-byte chunk
+  static constexpr int CPR = COLS / CH;      // chunks per row
+  using Swz = Swizzle<CPR, KEY_MUL>;
+  static constexpr int ROW_STEP = THREADS / CPR;
+  static constexpr int ITERS = cdiv(ROWS * CPR, THREADS);
+  static_assert(COLS % CH == 0 && is_pow2(CPR), "tile rows: a power-of-two number of chunks");
+  static_assert(THREADS % CPR == 0, "each thread must keep one chunk column");
+
+  const T* ptr_;   // this thread's first chunk in the next k tile
+  long long ld_;
+  int rows_left_;  // rows from this thread's first row to the matrix edge
+  int cols_left_;  // columns from this thread's chunk to the matrix edge
+  int row_, chunk_;
+  int slot_;       // swizzled chunk index of this thread's first chunk
+
+  __device__ TileLoader(const T* base, int ld, int rows_total, int cols_total, int row0, int col0)
+      : ld_(ld), row_(threadIdx.x / CPR), chunk_(threadIdx.x % CPR) {
+    rows_left_ = rows_total - row0 - row_;
+    cols_left_ = cols_total - col0 - chunk_ * CH;
+    ptr_ = base + (long long)(row0 + row_) * ld + col0 + chunk_ * CH;
+    slot_ = Swz::at(row_, chunk_);
+  }
+
+  // Swizzled chunk index of this thread's chunk `r` rows further down.
+  __device__ __forceinline__ int slot(int r) const {
+    return ROW_STEP % Swz::PERIOD == 0 ? Swz::moved(slot_, r, 0) : Swz::at(row_ + r, chunk_);
+  }
+
+  __device__ __forceinline__ void advance() {
+    if (K_IN_COLS) {
+      ptr_ += COLS;
+      cols_left_ -= COLS;
+    } else {
+      ptr_ += ROWS * ld_;
+      rows_left_ -= ROWS;
+    }
+  }
+
+  // ALIGNED: a chunk is wholly inside the matrix or wholly outside.
+  // An address past the edge is passed as is: with src_bytes = 0 it is never read.
+  __device__ __forceinline__ void load_chunks(unsigned stage) {
+    const T* src = ptr_;
+#pragma unroll
+    for (int it = 0; it < ITERS; ++it, src += ROW_STEP * ld_) {
+      const int r = it * ROW_STEP;
+      if (ITERS * THREADS != ROWS * CPR && row_ + r >= ROWS) break;
+      cp_async_16(stage + 16 * slot(r), src, r < rows_left_ && cols_left_ > 0 ? 16 : 0);
+    }
+  }
+
+  // Any shape whose rows start PIECE-byte aligned (ld·sizeof(T) a multiple of PIECE): each
+  // chunk arrives as 16/PIECE asynchronous PIECE-byte copies, the one at the edge partly
+  // zero-filled. (As above, an address past the edge goes with src_bytes = 0 and is not read.)
+  template <int PIECE>
+  __device__ __forceinline__ void load_pieces(unsigned stage) {
+    constexpr int ELEMS = PIECE / (int)sizeof(T);  // elements per piece
+#pragma unroll
+    for (int it = 0; it < ITERS; ++it) {
+      const int r = it * ROW_STEP;
+      if (ITERS * THREADS != ROWS * CPR && row_ + r >= ROWS) break;
+#pragma unroll
+      for (int q = 0; q < 16 / PIECE; ++q) {
+        const int in_range = r < rows_left_ ? cols_left_ - q * ELEMS : 0;  // elements
+        const int bytes = in_range >= ELEMS ? PIECE : in_range > 0 ? in_range * (int)sizeof(T) : 0;
+        cp_async_piece<PIECE>(stage + 16 * slot(r) + q * PIECE, ptr_ + r * ld_ + q * ELEMS, bytes);
+      }
+    }
+  }
+
+  // Any shape, 16-bit elements in rows of odd length (no cp.async smaller than 4 bytes):
+  // guarded element loads, packed into the same 16-byte chunks. Synchronous and slow.
+  __device__ __forceinline__ void load_halves(unsigned char* stage) {
+#pragma unroll
+    for (int it = 0; it < ITERS; ++it) {
+      const int r = it * ROW_STEP;
+      if (ITERS * THREADS != ROWS * CPR && row_ + r >= ROWS) break;
+      const unsigned short* src = reinterpret_cast<const unsigned short*>(ptr_ + r * ld_);
+      const bool row_ok = r < rows_left_;
+      unsigned w[4];
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const unsigned lo = (row_ok && 2 * e < cols_left_) ? src[2 * e] : 0u;
+        const unsigned hi = (row_ok && 2 * e + 1 < cols_left_) ? src[2 * e + 1] : 0u;
+        w[e] = lo | (hi << 16);
+      }
+      *reinterpret_cast<uint4*>(stage + 16 * slot(r)) = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+  }
+
+  // The row alignment test is the same for every thread: no divergence. Two paths per type
+  // at most: each one more raises the register count of the whole kernel (tf32 has no room).
+  __device__ __forceinline__ void load(unsigned char* stage_ptr, unsigned stage_addr) {
+    if (ALIGNED)
+      load_chunks(stage_addr);
+    else if (sizeof(T) == 4)
+      load_pieces<4>(stage_addr);
+    else if (ld_ % 4 == 0)
+      load_pieces<8>(stage_addr);
+    else
+      load_halves(stage_ptr);
+  }
+};
+
+}  // namespace gemm_mma_detail
+
+template <typename T, int A_ROW_MAJOR, int B_ROW_MAJOR, int BLOCK_M, int BLOCK_N, int BLOCK_K,
+          int NUM_WARPS, int NUM_STAGES, int GROUP_M, int ALIGNED>
+__global__ void __launch_bounds__(NUM_WARPS * 32, 1)
+ktune_gemm_mma(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, int M, int N, int K) {
+  using namespace gemm_mma_detail;
+  using Op = Mma<T>;
+  constexpr int THREADS = NUM_WARPS * 32;
+  constexpr int CH = 16 / sizeof(T);
+  constexpr int KS = Op::K_STEP;
+  constexpr int K_STEPS = BLOCK_K / KS;
+  constexpr bool TF32 = sizeof(T) == 4;
+  constexpr int WARPS_M = warps_m(BLOCK_M, BLOCK_N, NUM_WARPS);
+  constexpr int WARPS_N = NUM_WARPS / WARPS_M;
+  constexpr int WM = BLOCK_M / WARPS_M, WN = BLOCK_N / WARPS_N;
+  constexpr int MI = WM / 16, NI = WN / 8;  // mma tiles per warp along M and N
+  static_assert(is_pow2(NUM_WARPS) && NUM_WARPS >= 2 && NUM_WARPS <= 8, "NUM_WARPS: 2, 4 or 8");
+  static_assert(is_pow2(BLOCK_M) && is_pow2(BLOCK_N) && BLOCK_M >= 32 && BLOCK_N >= 32,
+                "BLOCK_M, BLOCK_N: powers of two, at least 32");
+  static_assert(is_pow2(BLOCK_K) && K_STEPS >= 2, "BLOCK_K: a power of two, >= two mma k-steps");
+  static_assert(WM % 16 == 0 && WN % 16 == 0, "warp tile must be a multiple of 16x16");
+  static_assert(WM * WN <= 64 * 64, "warp tile over 64x64: accumulators would spill");
+  static_assert(NUM_STAGES >= 2 && GROUP_M >= 1, "NUM_STAGES >= 2, GROUP_M >= 1");
+
+  // Block tile, in grouped order: GROUP_M rows of tiles are walked column by column.
+  const int tiles_m = cdiv(M, BLOCK_M), tiles_n = cdiv(N, BLOCK_N);
+  const int per_group = GROUP_M * tiles_n;
+  const int group = blockIdx.x / per_group;
+  const int first_m = group * GROUP_M;
+  const int group_rows = imin(tiles_m - first_m, GROUP_M);
+  const int in_group = blockIdx.x % per_group;
+  const int m0 = (first_m + in_group % group_rows) * BLOCK_M;
+  const int n0 = (in_group / group_rows) * BLOCK_N;
+
+  // Shared layout: all A stages, then all B stages.
+  // A tile: [BLOCK_M][BLOCK_K] when row-major (K contiguous), else [BLOCK_K][BLOCK_M].
+  // B tile: [BLOCK_K][BLOCK_N] when row-major (N contiguous), else [BLOCK_N][BLOCK_K].
+  extern __shared__ __align__(128) unsigned char smem[];
+  constexpr int A_STAGE = BLOCK_M * BLOCK_K * (int)sizeof(T);
+  constexpr int B_STAGE = BLOCK_N * BLOCK_K * (int)sizeof(T);
+  unsigned char* const a_smem = smem;
+  unsigned char* const b_smem = smem + NUM_STAGES * A_STAGE;
+  const unsigned a_addr = (unsigned)__cvta_generic_to_shared(a_smem);
+  const unsigned b_addr = (unsigned)__cvta_generic_to_shared(b_smem);
+
+  // tf32 tiles that are MN-contiguous are read by 32-bit loads, the rest by ldmatrix.
+  constexpr int A_KEY = TF32 && !A_ROW_MAJOR ? 2 : 1, B_KEY = TF32 && B_ROW_MAJOR ? 2 : 1;
+  using LoadA = TileLoader<T, A_ROW_MAJOR ? BLOCK_M : BLOCK_K, A_ROW_MAJOR ? BLOCK_K : BLOCK_M,
+                           THREADS, A_ROW_MAJOR != 0, ALIGNED, A_KEY>;
+  using LoadB = TileLoader<T, B_ROW_MAJOR ? BLOCK_K : BLOCK_N, B_ROW_MAJOR ? BLOCK_N : BLOCK_K,
+                           THREADS, B_ROW_MAJOR == 0, ALIGNED, B_KEY>;
+  using SwzA = typename LoadA::Swz;
+  using SwzB = typename LoadB::Swz;
+  LoadA load_a = A_ROW_MAJOR ? LoadA(A, K, M, K, m0, 0) : LoadA(A, M, K, M, 0, m0);
+  LoadB load_b = B_ROW_MAJOR ? LoadB(B, N, K, N, 0, n0) : LoadB(B, K, N, K, n0, 0);
+
+  const int k_tiles = cdiv(K, BLOCK_K);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int wm = warp / WARPS_N, wn = warp % WARPS_N;
+  const int g = lane / 4, t = lane % 4;  // mma fragment coordinates
+
+  // Issues the copy of the next k tile into stage `s`. Past the last tile the loaders' edge
+  // distances along K are <= 0, so the copy degenerates to zero-fill of a stage nobody reads:
+  // no branch, and ptxas can interleave the copies with the mma.
+  auto issue = [&](int s) {
+    load_a.load(a_smem + s * A_STAGE, a_addr + s * A_STAGE);
+    load_b.load(b_smem + s * B_STAGE, b_addr + s * B_STAGE);
+    load_a.advance();
+    load_b.advance();
+    cp_async_commit();
+  };
+
+  // Each lane's swizzled chunk for its first fragment (mma tile 0, k-step 0); every other
+  // fragment address is a Swizzle::moved() of it. Tile layouts and ldmatrix matrix order:
+  //   A [m][k]: (m0-7,k0-7) (m8-15,k0-7) (m0-7,k8-15) (m8-15,k8-15)   = a0 a1 a2 a3
+  //   A [k][m], .trans: the same four matrices, stored transposed
+  //   B [n][k]: (n0-7,k0-7) (n0-7,k8-15) (n8-15,k0-7) (n8-15,k8-15)   = b0 b1 of n-tiles 2p, 2p+1
+  //   B [k][n], .trans: the same four matrices, stored transposed
+  // (for tf32 read "k0-7" as "k0-3": a chunk holds 4 elements). tf32 MN-contiguous tiles: lane
+  // (g, t) reads element (k = t, mn = g) and its neighbours at k+4 and mn+8 with 32-bit loads.
+  int a_slot, b_slot;
+  if (A_ROW_MAJOR)
+    a_slot = SwzA::at(wm * WM + lane % 16, lane / 16);
+  else if (!TF32)
+    a_slot = SwzA::at((lane / 16) * 8 + lane % 8, wm * WM / CH + (lane / 8) % 2);
+  else
+    a_slot = SwzA::at(t, wm * WM / CH + g / CH);
+  if (!B_ROW_MAJOR)
+    b_slot = SwzB::at(wn * WN + (lane / 16) * 8 + lane % 8, (lane / 8) % 2);
+  else if (!TF32)
+    b_slot = SwzB::at(((lane / 8) % 2) * 8 + lane % 8, wn * WN / CH + lane / 16);
+  else
+    b_slot = SwzB::at(t, wn * WN / CH + g / CH);
+  const int tf32_elem = 4 * (g % CH);  // byte offset inside the chunk, MN-contiguous tf32 only
+
+  // Fragment loads for k-step `ks` from the stage at shared address `base`.
+  auto load_a_frags = [&](unsigned (&af)[MI][4], unsigned base, int ks) {
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+      if (A_ROW_MAJOR) {
+        ldmatrix_x4(af[mi], base + 16 * SwzA::moved(a_slot, mi * 16, ks * 2));
+      } else if (!TF32) {
+        ldmatrix_x4_trans(af[mi], base + 16 * SwzA::moved(a_slot, ks * 16, mi * 2));
+      } else {  // a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4)
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+          af[mi][i] = lds32(base + tf32_elem +
+                            16 * SwzA::moved(a_slot, ks * KS + (i / 2) * 4, mi * 4 + (i % 2) * 2));
+      }
+#pragma unroll
+      for (int i = 0; i < 4; ++i) af[mi][i] = Op::operand(af[mi][i]);
+    }
+  };
+  auto load_b_frags = [&](unsigned (&bf)[NI][2], unsigned base, int ks) {
+#pragma unroll
+    for (int p = 0; p < NI / 2; ++p) {
+      unsigned r[4];
+      if (!B_ROW_MAJOR) {
+        ldmatrix_x4(r, base + 16 * SwzB::moved(b_slot, p * 16, ks * 2));
+      } else if (!TF32) {
+        ldmatrix_x4_trans(r, base + 16 * SwzB::moved(b_slot, ks * 16, p * 2));
+      } else {  // b0 (k t, n g), b1 (k t+4, n g), then the same for n g+8
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+          r[i] = lds32(base + tf32_elem +
+                       16 * SwzB::moved(b_slot, ks * KS + (i % 2) * 4, p * 4 + (i / 2) * 2));
+      }
+      bf[2 * p][0] = Op::operand(r[0]);
+      bf[2 * p][1] = Op::operand(r[1]);
+      bf[2 * p + 1][0] = Op::operand(r[2]);
+      bf[2 * p + 1][1] = Op::operand(r[3]);
+    }
+  };
+
+  float acc[MI][NI][4];
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) acc[mi][ni][i] = 0.f;
+
+  // Prologue: NUM_STAGES-1 tiles in flight, then the first fragments.
+#pragma unroll
+  for (int s = 0; s < NUM_STAGES - 1; ++s) issue(s);
+  cp_async_wait<NUM_STAGES - 2>();
+  __syncthreads();
+
+  unsigned af[2][MI][4], bf[2][NI][2];
+  int read_stage = 0, write_stage = NUM_STAGES - 1;
+  unsigned a_read = a_addr, b_read = b_addr;
+  load_a_frags(af[0], a_read, 0);
+  load_b_frags(bf[0], b_read, 0);
+
+  for (int kt = 0; kt < k_tiles; ++kt) {
+#pragma unroll
+    for (int ks = 0; ks < K_STEPS; ++ks) {
+      if (ks == K_STEPS - 1) {
+        // Tile kt+1 must have landed, and every warp must be done with the stage that the
+        // next issue() overwrites (its last fragments were read before this barrier).
+        cp_async_wait<NUM_STAGES - 2>();
+        __syncthreads();
+        read_stage = read_stage == NUM_STAGES - 1 ? 0 : read_stage + 1;
+        a_read = a_addr + read_stage * A_STAGE;
+        b_read = b_addr + read_stage * B_STAGE;
+      }
+      if (ks == 0) {  // before the next fragments load: fewer registers live during the issue
+        issue(write_stage);  // k tile kt + NUM_STAGES - 1
+        write_stage = write_stage == NUM_STAGES - 1 ? 0 : write_stage + 1;
+      }
+      const int next = (ks + 1) % K_STEPS;
+      load_a_frags(af[(ks + 1) % 2], a_read, next);
+      load_b_frags(bf[(ks + 1) % 2], b_read, next);
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < NI; ++ni) {
+          const int nj = mi % 2 ? NI - 1 - ni : ni;  // serpentine: reuse the last B fragment
+          Op::run(acc[mi][nj], af[ks % 2][mi], bf[ks % 2][nj]);
+        }
+    }
+  }
+  cp_async_wait<0>();
+
+  // Epilogue. Each thread holds (g, 2t..2t+1) and (g+8, 2t..2t+1) of every 16×8 mma tile.
+  if (ALIGNED) {
+    // Each warp passes its tile through shared memory 16 rows at a time, so that global stores
+    // are whole 16-byte chunks (full sectors) instead of 4- or 8-byte pieces. The row pitch of
+    // WN + 8 elements spreads the 8 rows of a fragment store over all 32 banks.
+    constexpr int PITCH = WN + 8;
+    constexpr int ROW_CHUNKS = WN / CH;
+    static_assert(NUM_WARPS * 16 * PITCH * (int)sizeof(T) <= NUM_STAGES * (A_STAGE + B_STAGE),
+                  "epilogue staging must fit in the pipeline's shared memory");
+    static_assert(16 * ROW_CHUNKS % 32 == 0, "a warp stores whole rounds of 32 chunks");
+    T* const slice = reinterpret_cast<T*>(smem) + warp * 16 * PITCH;
+    __syncthreads();  // every warp is done reading the pipeline stages
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+      for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+          Op::store2(slice + (g + h * 8) * PITCH + ni * 8 + 2 * t, acc[mi][ni][2 * h],
+                     acc[mi][ni][2 * h + 1]);
+      __syncwarp();
+#pragma unroll
+      for (int i = lane; i < 16 * ROW_CHUNKS; i += 32) {
+        const int r = i / ROW_CHUNKS, c = (i % ROW_CHUNKS) * CH;
+        const int row = m0 + wm * WM + mi * 16 + r, col = n0 + wn * WN + c;
+        // N is a multiple of the chunk: a chunk is wholly inside or outside.
+        if (row < M && col < N)
+          *reinterpret_cast<uint4*>(C + (long long)row * N + col) =
+              *reinterpret_cast<const uint4*>(slice + r * PITCH + c);
+      }
+      __syncwarp();  // the slice is rewritten for the next mi
+    }
+  } else {
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+      for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int row = m0 + wm * WM + mi * 16 + g + h * 8;
+          const int col = n0 + wn * WN + ni * 8 + 2 * t;
+          if (row >= M) continue;
+          T* dst = C + (long long)row * N + col;
+          if (col < N) dst[0] = Op::convert(acc[mi][ni][2 * h]);
+          if (col + 1 < N) dst[1] = Op::convert(acc[mi][ni][2 * h + 1]);
+        }
+  }
+}
