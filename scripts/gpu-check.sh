@@ -50,4 +50,7 @@ grep -E "^ +(1|ref) |candidates:" "$out/logs/gemm-4096-warm.log" | tee -a "$summ
 grep -E "cached best" "$out/logs/gemm-4096-cached.log" | tee -a "$summary"
 tail -n 3 "$out/logs/verify.log" | tee -a "$summary"
 
+# An independent measurement of the reference (PyTorch's cuBLAS under triton's do_bench).
+python3 scripts/anchor_check.py 4096 2>&1 | grep anchor | tee -a "$summary"
+
 tar -czf "$out/gpu-check.tar.gz" -C "$out" logs results && rm -rf "$out/logs" "$out/results"

@@ -79,10 +79,6 @@ TuneResult Tuner::tune(const SweepConfig& config, const KernelSource& source, co
   // The reference is timed first, so it gets a long warmup: the GPU may be coming out of idle
   // clocks, and an under-clocked reference would flatter every candidate.
   CandidateRecord reference = session_.time_baseline(options_.rule, std::max(options_.warmup_ms, 200.0));
-  reference.config_name = config.name;
-  const double reference_ms = reference.time ? reference.time->median : 0;
-  derive_metrics(reference, out.result.cost, reference_ms);
-  out.result.records.push_back(std::move(reference));
 
   size_t runnable = 0;
   for (const auto& rec : candidates) runnable += rec.disposition == Disposition::not_run;
@@ -91,14 +87,24 @@ TuneResult Tuner::tune(const SweepConfig& config, const KernelSource& source, co
   for (CandidateRecord& rec : candidates) {
     if (rec.disposition != Disposition::not_run) continue;
     session_.run_candidate(rec, options_.rule, options_.warmup_ms, best_ms, /*verify_only=*/false);
-    derive_metrics(rec, out.result.cost, reference_ms);
     if (rec.disposition == Disposition::passed && rec.time && (best_ms <= 0 || rec.time->median < best_ms))
       best_ms = rec.time->median;
     progress.step(best_ms > 0 ? fmt::format("best {:.4f} ms", best_ms) : std::string());
   }
   progress.finish();
+
+  // And again after the candidates: clocks and temperature drift over a sweep, so the ratio uses
+  // the faster of the two reference measurements; drift never makes ktune look better.
+  CandidateRecord reference_after = session_.time_baseline(options_.rule, options_.warmup_ms);
+  if (reference_after.time && reference.time && reference_after.time->median < reference.time->median)
+    reference = std::move(reference_after);
   out.run_seconds = seconds_since(t1);
 
+  reference.config_name = config.name;
+  const double reference_ms = reference.time ? reference.time->median : 0;
+  derive_metrics(reference, out.result.cost, reference_ms);
+  out.result.records.push_back(std::move(reference));
+  for (CandidateRecord& rec : candidates) derive_metrics(rec, out.result.cost, reference_ms);
   for (CandidateRecord& rec : candidates) out.result.records.push_back(std::move(rec));
   for (size_t i = 1; i < out.result.records.size(); ++i) {
     const CandidateRecord& rec = out.result.records[i];
