@@ -210,19 +210,27 @@ void to_json(json& j, const CandidateRecord& r) {
            {"config_name", r.config_name},
            {"params", r.params},
            {"kernel_name", r.kernel_name},
-           {"launch", r.launch},
            {"disposition", r.disposition},
-           {"reason", r.reason},
-           {"compile", r.compile}};
+           {"reason", r.reason}};
+  // A sweep rules out most combinations before compiling them: those records carry only what
+  // decided them, which keeps a results file of thousands of candidates small. Reading fills
+  // the defaults back in.
+  const bool compiled = r.compile.ok || !r.compile.log.empty() || r.compile.registers >= 0;
+  if (compiled) j["compile"] = r.compile;
+  if (compiled || r.source != "ktune") j["launch"] = r.launch;
   if (r.time) j["time"] = *r.time;
-  json samples = json::array();
-  for (double s : r.samples_ms) samples.push_back(double_to_json(s));
-  j["samples_ms"] = std::move(samples);
-  j["pruned"] = r.pruned;
+  if (!r.samples_ms.empty()) {
+    json samples = json::array();
+    for (double s : r.samples_ms) samples.push_back(double_to_json(s));
+    j["samples_ms"] = std::move(samples);
+  }
   if (r.error) j["error"] = *r.error;
-  j["tflops"] = double_to_json(r.tflops);
-  j["gbps"] = double_to_json(r.gbps);
-  j["ratio_vs_reference"] = double_to_json(r.ratio_vs_reference);
+  if (r.time) {
+    j["pruned"] = r.pruned;
+    j["tflops"] = double_to_json(r.tflops);
+    j["gbps"] = double_to_json(r.gbps);
+    j["ratio_vs_reference"] = double_to_json(r.ratio_vs_reference);
+  }
 }
 
 void from_json(const json& j, CandidateRecord& r) {
