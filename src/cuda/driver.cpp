@@ -63,6 +63,7 @@ const Loaded& load() {
       resolve("cuFuncGetAttribute", l.api.func_get_attribute);
       resolve("cuLaunchKernel", l.api.launch_kernel);
       resolve("cuDriverGetVersion", l.api.driver_get_version);
+      resolve("cuTensorMapEncodeTiled", l.api.tensor_map_encode_tiled);
     } catch (const NoGpuError& err) {
       l.error = err.what();
     }

@@ -18,6 +18,7 @@ struct DriverApi {
   decltype(&::cuFuncGetAttribute) func_get_attribute = nullptr;
   decltype(&::cuLaunchKernel) launch_kernel = nullptr;
   decltype(&::cuDriverGetVersion) driver_get_version = nullptr;
+  decltype(&::cuTensorMapEncodeTiled) tensor_map_encode_tiled = nullptr;
 };
 
 // Initializes the runtime on device 0 and resolves the entry points. Throws NoGpuError with a

@@ -30,7 +30,10 @@ ArchFacts arch_facts_offline(const std::string& arch);  // "sm_80", "sm_90a"; th
 class Workload {
  public:
   virtual ~Workload() = default;
-  virtual std::vector<void*> kernel_args() = 0;   // argument pointers for cuLaunchKernel
+  // Argument pointers for cuLaunchKernel. Operands named in `tensor_maps` are passed as TMA
+  // descriptors (encoded here, kept alive by the workload until the next call) instead of
+  // pointers. Throws ktune::Error when a descriptor cannot be encoded for this problem.
+  virtual std::vector<void*> kernel_args(const std::vector<TensorMapSpec>& tensor_maps) = 0;
   virtual void poison_output() = 0;               // NaN everywhere, before every checked run
   virtual ErrorStats check_output(const Tolerance&) = 0;
   virtual void run_baseline() = 0;                // the library call ktune is compared against

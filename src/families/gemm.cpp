@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "cuda/check.hpp"
+#include "cuda/driver.hpp"
 #include "families/family.hpp"
 #include "tune/gpu_context.hpp"
 #include "util/error.hpp"
@@ -58,7 +59,19 @@ class GemmWorkload : public Workload {
     k_ = static_cast<int>(shape_.k);
   }
 
-  std::vector<void*> kernel_args() override { return {&a_ptr_, &b_ptr_, &c_ptr_, &m_, &n_, &k_}; }
+  std::vector<void*> kernel_args(const std::vector<TensorMapSpec>& tensor_maps) override {
+    std::vector<void*> args = {&a_ptr_, &b_ptr_, &c_ptr_, &m_, &n_, &k_};
+    maps_.assign(tensor_maps.size(), CUtensorMap{});
+    for (size_t i = 0; i < tensor_maps.size(); ++i) {
+      const TensorMapSpec& t = tensor_maps[i];
+      const bool is_a = t.operand == "A";
+      if (!is_a && t.operand != "B") throw Error("gemm has no operand " + t.operand + " to pass as a tensor map");
+      encode(maps_[i], t, is_a ? a_.get() : b_.get(), is_a ? shape_.a_row : shape_.b_row,
+             is_a ? shape_.m : shape_.k, is_a ? shape_.k : shape_.n);
+      args[is_a ? 0 : 1] = &maps_[i];
+    }
+    return args;
+  }
 
   void poison_output() override {
     // 0xFF bytes are NaN in fp16, bf16 and fp32 alike.
@@ -79,6 +92,27 @@ class GemmWorkload : public Workload {
   }
 
  private:
+  // A rows x cols operand, row- or column-major, as a 2-D tensor map (innermost dimension first).
+  void encode(CUtensorMap& map, const TensorMapSpec& t, void* base, bool row_major, int64_t rows, int64_t cols) {
+    const int64_t eb = element_bytes(dtype_);
+    const cuuint64_t dims[2] = {static_cast<cuuint64_t>(row_major ? cols : rows),
+                                static_cast<cuuint64_t>(row_major ? rows : cols)};
+    const cuuint64_t strides[1] = {static_cast<cuuint64_t>((row_major ? cols : rows) * eb)};
+    const cuuint32_t box[2] = {static_cast<cuuint32_t>(t.box[0]), static_cast<cuuint32_t>(t.box[1])};
+    const cuuint32_t element_strides[2] = {1, 1};
+    const CUtensorMapDataType type = dtype_ == "fp16"   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                     : dtype_ == "bf16" ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                        : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    const CUtensorMapSwizzle swizzle = t.swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                                       : t.swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                       : t.swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                         : CU_TENSOR_MAP_SWIZZLE_NONE;
+    KTUNE_CU(cuda::driver().tensor_map_encode_tiled(&map, type, 2, base, dims, strides, box, element_strides,
+                                                    CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                                                    CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                                                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  }
+
   // Row-major C = A*B is column-major C^T = B^T * A^T: hand cuBLAS B first.
   void gemm(void* c, cudaDataType_t c_type, cublasComputeType_t compute) {
     const float alpha = 1.0f, beta = 0.0f;
@@ -95,6 +129,7 @@ class GemmWorkload : public Workload {
   Shape shape_;
   cuda::DeviceBuffer a_, b_, c_, ref_;
   void *a_ptr_ = nullptr, *b_ptr_ = nullptr, *c_ptr_ = nullptr;
+  std::vector<CUtensorMap> maps_;
   int m_ = 0, n_ = 0, k_ = 0;
 };
 

@@ -44,6 +44,8 @@ void check_inputs(const SweepConfig& config, const Bindings& context,
     need(config.block[i], fmt::format("launch.block[{}]", i));
   }
   need(config.shared_bytes, "launch.shared_bytes");
+  for (const TensorMapExpr& t : config.tensor_maps)
+    for (const Expr& e : t.box) need(e, "tensor_maps." + t.operand + ".box");
   for (const auto& p : find_placeholders(config.kernel_name))
     if (!provided.count(p.name) && !placeholders.count(p.name))
       throw ConfigError(
@@ -106,7 +108,15 @@ Candidate evaluate(const SweepConfig& config, const Bindings& params, const Bind
         !launch_value(config.block[i], fmt::format("launch.block[{}]", i), 1, c.launch.block[i]))
       return c;
   }
-  launch_value(config.shared_bytes, "launch.shared_bytes", 0, c.launch.shared_bytes);
+  if (!launch_value(config.shared_bytes, "launch.shared_bytes", 0, c.launch.shared_bytes)) return c;
+  for (const TensorMapExpr& t : config.tensor_maps) {
+    TensorMapSpec spec;
+    spec.operand = t.operand;
+    spec.swizzle = t.swizzle;
+    for (int i = 0; i < 2; ++i)
+      if (!launch_value(t.box[i], fmt::format("tensor_maps.{}.box[{}]", t.operand, i), 1, spec.box[i])) return c;
+    c.launch.tensor_maps.push_back(std::move(spec));
+  }
   return c;
 }
 

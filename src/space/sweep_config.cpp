@@ -233,7 +233,8 @@ class ConfigParser {
       fail("", fmt::format("a sweep config is a JSON object, not {}", doc_.type_name()));
     check_keys(doc_, "",
                {"name", "family", "description", "notes", "kernel", "kernel_name", "min_arch",
-                "parameters", "derived", "constraints", "launch", "problems", "dtypes", "layouts"},
+                "parameters", "derived", "constraints", "launch", "tensor_maps", "problems", "dtypes",
+                "layouts"},
                {"name", "family", "kernel", "kernel_name", "parameters", "launch"});
 
     SweepConfig c;
@@ -256,6 +257,7 @@ class ConfigParser {
     parse_derived(c);
     parse_constraints(c);
     parse_launch(c);
+    parse_tensor_maps(c);
     check_kernel_name(c);
     check_parameters_have_effect(c);
     parse_problems(c);
@@ -486,6 +488,33 @@ class ConfigParser {
       c.shared_bytes = get_expr("/launch/shared_bytes", "launch.shared_bytes", s);
   }
 
+  void parse_tensor_maps(SweepConfig& c) const {
+    if (!doc_.contains("tensor_maps")) return;
+    const Json& maps = get_typed("/tensor_maps", Json::value_t::object, "an object");
+    Scope s = scope(c, derived_names_.size());
+    for (const auto& [operand, spec] : maps.items()) {
+      std::string pointer = pointer_child("/tensor_maps", operand);
+      if (operand != "A" && operand != "B")
+        fail_key(pointer, fmt::format("tensor_maps: operand \"{}\" is not A or B", operand));
+      get_typed(pointer, Json::value_t::object, "an object");
+      check_keys(spec, pointer, {"box", "swizzle"}, {"box"});
+      std::string box_pointer = pointer_child(pointer, "box");
+      if (!at(box_pointer).is_array() || at(box_pointer).size() != 2)
+        fail(box_pointer, "tensor_maps." + operand + ".box must be a list of 2 expressions (inner, outer)");
+      TensorMapExpr t;
+      t.operand = operand;
+      for (size_t i = 0; i < 2; ++i)
+        t.box[i] = get_expr(pointer_child(box_pointer, i), fmt::format("tensor_maps.{}.box[{}]", operand, i), s);
+      if (spec.contains("swizzle")) {
+        int64_t sw = get_int(pointer_child(pointer, "swizzle"), "tensor_maps." + operand + ".swizzle");
+        if (sw != 0 && sw != 32 && sw != 64 && sw != 128)
+          fail(pointer_child(pointer, "swizzle"), fmt::format("swizzle {} is not 0, 32, 64 or 128 (bytes)", sw));
+        t.swizzle = static_cast<int>(sw);
+      }
+      c.tensor_maps.push_back(std::move(t));
+    }
+  }
+
   void check_kernel_name(const SweepConfig& c) const {
     std::vector<Placeholder> found;
     try {
@@ -515,6 +544,9 @@ class ConfigParser {
     for (const Expr* e : {&c.grid[0], &c.grid[1], &c.grid[2], &c.block[0], &c.block[1], &c.block[2],
                           &c.shared_bytes})
       for (const auto& n : e->names()) used.insert(n);
+    for (const TensorMapExpr& t : c.tensor_maps)
+      for (const Expr& e : t.box)
+        for (const auto& n : e.names()) used.insert(n);
     // Derived values only refer to earlier ones, so one backwards pass closes the set.
     for (auto it = c.derived.rbegin(); it != c.derived.rend(); ++it)
       if (used.count(it->first))

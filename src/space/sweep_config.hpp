@@ -16,6 +16,14 @@
 
 namespace ktune {
 
+// "tensor_maps": {"A": {"box": ["64", "BLOCK_M"], "swizzle": 128}, ...}: operands the kernel takes
+// as TMA descriptors; box expressions innermost dimension first.
+struct TensorMapExpr {
+  std::string operand;
+  Expr box[2];
+  int swizzle = 0;
+};
+
 struct SweepConfig {
   std::string name, family, description;
   std::string kernel_path;         // as written in the file
@@ -26,6 +34,7 @@ struct SweepConfig {
   std::vector<std::pair<std::string, Expr>> derived;                     // file order
   std::vector<Expr> constraints;
   Expr grid[3], block[3], shared_bytes;
+  std::vector<TensorMapExpr> tensor_maps;
   std::vector<Bindings> problems;
   std::vector<std::string> dtypes, layouts;
 };

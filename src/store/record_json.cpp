@@ -182,10 +182,26 @@ void from_json(const json& j, ErrorStats& e) {
   read(j, "mismatches", e.mismatches);
 }
 
+void to_json(json& j, const TensorMapSpec& t) {
+  j = json{{"operand", t.operand}, {"box", {t.box[0], t.box[1]}}, {"swizzle", t.swizzle}};
+}
+
+void from_json(const json& j, TensorMapSpec& t) {
+  expect_object(j, "TensorMapSpec");
+  read(j, "operand", t.operand);
+  if (auto it = j.find("box"); it != j.end()) {
+    if (!it->is_array() || it->size() != 2) throw Error("TensorMapSpec: \"box\" must be a list of 2 integers");
+    t.box[0] = (*it)[0].get<int64_t>();
+    t.box[1] = (*it)[1].get<int64_t>();
+  }
+  read(j, "swizzle", t.swizzle);
+}
+
 void to_json(json& j, const Launch& l) {
   j = json{{"grid", {l.grid[0], l.grid[1], l.grid[2]}},
            {"block", {l.block[0], l.block[1], l.block[2]}},
            {"shared_bytes", l.shared_bytes}};
+  if (!l.tensor_maps.empty()) j["tensor_maps"] = l.tensor_maps;
 }
 
 void from_json(const json& j, Launch& l) {
@@ -193,6 +209,7 @@ void from_json(const json& j, Launch& l) {
   read_dim3(j, "grid", l.grid);
   read_dim3(j, "block", l.block);
   read(j, "shared_bytes", l.shared_bytes);
+  read(j, "tensor_maps", l.tensor_maps);
 }
 
 void to_json(json& j, const Cost& c) {

@@ -35,6 +35,8 @@ void from_json(const nlohmann::json& j, TimeStats& t);
 void to_json(nlohmann::json& j, const ErrorStats& e);
 void from_json(const nlohmann::json& j, ErrorStats& e);
 
+void to_json(nlohmann::json& j, const TensorMapSpec& t);
+void from_json(const nlohmann::json& j, TensorMapSpec& t);
 void to_json(nlohmann::json& j, const Launch& l);  // {"grid":[x,y,z],"block":[x,y,z],"shared_bytes":n}
 void from_json(const nlohmann::json& j, Launch& l);
 

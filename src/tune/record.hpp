@@ -87,10 +87,19 @@ struct ErrorStats {
   int64_t mismatches = 0;    // elements with |out-ref| > atol + rtol*|ref|
 };
 
+// An operand handed to the kernel as a TMA descriptor instead of a pointer (Hopper kernels): the
+// worker encodes it over the operand's whole matrix with this box and swizzle.
+struct TensorMapSpec {
+  std::string operand;       // "A", "B", ...
+  int64_t box[2] = {0, 0};   // elements, innermost (contiguous) dimension first
+  int swizzle = 0;           // bytes: 0, 32, 64 or 128
+};
+
 struct Launch {
   int64_t grid[3] = {1, 1, 1};
   int64_t block[3] = {1, 1, 1};
   int64_t shared_bytes = 0;
+  std::vector<TensorMapSpec> tensor_maps;  // empty: every operand is passed as a pointer
 };
 
 struct CandidateRecord {

@@ -90,7 +90,12 @@ class Worker {
     if (std::string why = check_resources(api, f, rec.launch); !why.empty())
       return outcome(rec, Disposition::launch_failed, why);
 
-    std::vector<void*> args = workload_->kernel_args();
+    std::vector<void*> args;
+    try {
+      args = workload_->kernel_args(rec.launch.tensor_maps);
+    } catch (const cuda::CudaError& e) {
+      return outcome(rec, Disposition::launch_failed, std::string("cannot encode a tensor map: ") + e.what());
+    }
     auto launch = [&] { gpu_->launch(f, rec.launch, args.data()); };
 
     workload_->poison_output();
