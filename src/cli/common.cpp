@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <ctime>
 #include <map>
+#include <set>
 
 #include "compile/embedded.hpp"
 #include "compile/nvrtc_compiler.hpp"
@@ -68,20 +69,27 @@ std::filesystem::path cache_dir(const CommonFlags& f) {
   return f.cache_dir.empty() ? default_cache_dir() : std::filesystem::path(f.cache_dir);
 }
 
-SweepConfig load_config(const CommonFlags& f, const KernelFamily& family) {
+SweepConfig embedded_config(std::string_view path, const KernelFamily& family) {
+  auto text = find_embedded(path);
+  if (!text) throw Error(fmt::format("{} is not built into this ktune", path));
+  return parse_sweep_config(*text, std::string(path), family.context_names(), family.placeholder_names());
+}
+
+std::vector<SweepConfig> load_configs(const CommonFlags& f, const KernelFamily& family) {
   if (!f.config.empty()) {
     if (!std::filesystem::exists(f.config)) throw ConfigError(fmt::format("--config {}: no such file", f.config));
     SweepConfig config = load_sweep_config(f.config, family.context_names(), family.placeholder_names());
     if (config.family != family.name())
       throw ConfigError(fmt::format("{}: family '{}', but this command tunes '{}'", f.config, config.family,
                                     family.name()));
-    return config;
+    return {config};
   }
-  auto text = find_embedded(family.default_config());
-  if (!text) throw Error(fmt::format("{} is not built into this ktune", family.default_config()));
-  return parse_sweep_config(*text, std::string(family.default_config()), family.context_names(),
-                            family.placeholder_names());
+  std::vector<SweepConfig> configs;
+  for (std::string_view path : family.default_configs()) configs.push_back(embedded_config(path, family));
+  return configs;
 }
+
+SweepConfig load_config(const CommonFlags& f, const KernelFamily& family) { return load_configs(f, family).front(); }
 
 void add_measure_flags(CLI::App& app, MeasureFlags& f) {
   app.add_flag("--retune", f.retune, "tune even if the cache has an answer");
@@ -175,8 +183,12 @@ void print_tune_result(const TuneResult& r, int top) {
                rec.time ? rec.time->median : 0.0, rec.tflops, rec.error ? rec.error->max_abs : 0.0,
                rec.error ? rec.error->norm_rel : 0.0, rec.ratio_vs_reference, rec.pruned ? " (pruned)" : "");
   };
-  for (size_t i = 0; i < passed.size() && static_cast<int>(i) < top; ++i)
-    row(std::to_string(i + 1), short_params(records[passed[i]].params), records[passed[i]]);
+  std::set<std::string> configs;
+  for (size_t i : passed) configs.insert(records[i].config_name);
+  for (size_t i = 0; i < passed.size() && static_cast<int>(i) < top; ++i) {
+    const CandidateRecord& rec = records[passed[i]];
+    row(std::to_string(i + 1), (configs.size() > 1 ? rec.config_name + " " : "") + short_params(rec.params), rec);
+  }
   for (const auto& rec : records)
     if (rec.source == "cublas") row("ref", rec.kernel_name, rec);
 

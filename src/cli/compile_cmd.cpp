@@ -76,7 +76,7 @@ void setup_compile(CLI::App& app, int& exit_code) {
                                              family.placeholder_names()));
       }
     } else {
-      configs.push_back(load_config(opts->common, find_family("gemm")));
+      configs = load_configs(opts->common, find_family("gemm"));
     }
 
     NvrtcCompiler compiler(cache_dir(opts->common));

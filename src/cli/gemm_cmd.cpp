@@ -20,8 +20,8 @@ void setup_gemm(CLI::App& app, int& exit_code) {
   add_measure_flags(*cmd, opts->measure);
   cmd->callback([opts, &exit_code] {
     const KernelFamily& family = find_family("gemm");
-    SweepConfig config = load_config(opts->common, family);
-    exit_code = run_tuning(config, {make_problem("gemm", opts->problem)}, opts->common, opts->measure, "gemm");
+    exit_code = run_tuning(load_configs(opts->common, family), {make_problem("gemm", opts->problem)}, opts->common,
+                           opts->measure, "gemm");
   });
 }
 

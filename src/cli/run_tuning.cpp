@@ -7,9 +7,10 @@
 
 namespace ktune::cli {
 
-int run_tuning(const SweepConfig& config, const std::vector<Problem>& problems, const CommonFlags& common,
-               const MeasureFlags& measure, const std::string& stem_prefix) {
-  const KernelSource source = resolve_kernel_source(config, common.kernel);
+int run_tuning(const std::vector<SweepConfig>& configs, const std::vector<Problem>& problems,
+               const CommonFlags& common, const MeasureFlags& measure, const std::string& stem_prefix) {
+  std::vector<Sweep> sweeps;
+  for (const SweepConfig& config : configs) sweeps.push_back({config, resolve_kernel_source(config, common.kernel)});
   for (const Problem& p : problems) find_family(p.family).validate(p);  // all bad input before any GPU work
 
   Session session(session_options(common, measure));
@@ -26,12 +27,12 @@ int run_tuning(const SweepConfig& config, const std::vector<Problem>& problems, 
   std::vector<ProblemResult> results;
   int failures = 0;
   for (const Problem& problem : problems) {
-    TuneResult r = tuner.tune(config, source, problem);
+    TuneResult r = tuner.tune(sweeps, problem);
     if (r.cached) {
       const CacheEntry& e = *r.cached;
-      fmt::print("\n{}\ncached best (tuned {}): {}  {:.4f} ms  {:.1f} TFLOPS  {:.3f}x cuBLAS\n"
+      fmt::print("\n{}\ncached best (tuned {}): {} {}  {:.4f} ms  {:.1f} TFLOPS  {:.3f}x cuBLAS\n"
                  "  (answered from {}; --retune to tune again)\n",
-                 problem.describe(), e.created_at, short_params(e.params), e.median_ms, e.tflops,
+                 problem.describe(), e.created_at, e.winner_config, short_params(e.params), e.median_ms, e.tflops,
                  e.ratio_vs_reference, cache.path().string());
       continue;
     }

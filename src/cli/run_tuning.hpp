@@ -8,7 +8,7 @@
 
 namespace ktune::cli {
 
-int run_tuning(const SweepConfig& config, const std::vector<Problem>& problems, const CommonFlags& common,
+int run_tuning(const std::vector<SweepConfig>& configs, const std::vector<Problem>& problems, const CommonFlags& common,
                const MeasureFlags& measure, const std::string& stem_prefix);
 
 }  // namespace ktune::cli

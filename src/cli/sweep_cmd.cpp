@@ -31,7 +31,7 @@ void setup_sweep(CLI::App& app, int& exit_code) {
     const KernelFamily& family = find_family(family_name);
     CommonFlags common = opts->common;
     common.config = opts->file;
-    SweepConfig config = load_config(common, family);
+    SweepConfig config = load_configs(common, family).front();
     if (config.problems.empty()) throw ConfigError(opts->file + ": no \"problems\" to sweep");
     std::vector<Problem> problems;
     const auto dtypes = config.dtypes.empty() ? std::vector<std::string>{"fp16"} : config.dtypes;
@@ -39,7 +39,7 @@ void setup_sweep(CLI::App& app, int& exit_code) {
     for (const Bindings& dims : config.problems)
       for (const std::string& dtype : dtypes)
         for (const std::string& layout : layouts) problems.push_back({family_name, dims, dtype, layout});
-    exit_code = run_tuning(config, problems, common, opts->measure, "sweep-" + config.name);
+    exit_code = run_tuning({config}, problems, common, opts->measure, "sweep-" + config.name);
   });
 }
 

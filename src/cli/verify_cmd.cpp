@@ -2,9 +2,11 @@
 // With --m and --set NAME=VALUE ... it checks that one configuration; without, every best entry
 // in the cache made on this GPU. Exit 1 on any mismatch.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <memory>
 #include <random>
+#include <set>
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
@@ -44,12 +46,28 @@ Bindings parse_settings(const std::vector<std::string>& settings) {
 }
 
 SweepConfig config_named(const std::string& name, const CommonFlags& common, const KernelFamily& family) {
-  if (!common.config.empty()) return load_config(common, family);
+  if (!common.config.empty()) return load_configs(common, family).front();
   std::string path = "configs/" + name + ".json";
-  auto text = find_embedded(path);
-  if (!text) throw ConfigError(fmt::format("cache entry names config '{}', which this ktune does not have; "
-                                           "pass it with --config", name));
-  return parse_sweep_config(*text, path, family.context_names(), family.placeholder_names());
+  if (!find_embedded(path))
+    throw ConfigError(fmt::format("cache entry names config '{}', which this ktune does not have; "
+                                  "pass it with --config", name));
+  return embedded_config(path, family);
+}
+
+// The config whose parameters are exactly the ones given with --set (the families' parameter
+// sets differ), so `verify --set ...` needs no config name.
+SweepConfig config_for(const Bindings& params, const CommonFlags& common, const KernelFamily& family) {
+  std::vector<SweepConfig> configs = load_configs(common, family);
+  std::string known;
+  for (SweepConfig& c : configs) {
+    std::set<std::string> names;
+    for (const auto& [name, values] : c.parameters) names.insert(name);
+    std::set<std::string> given;
+    for (const auto& [name, value] : params) given.insert(name);
+    if (names == given || configs.size() == 1) return std::move(c);
+    known += fmt::format("\n  {}: {}", c.name, fmt::join(names, ", "));
+  }
+  throw ConfigError("--set names no config's parameters exactly; the configs and their parameters:" + known);
 }
 
 }  // namespace
@@ -83,8 +101,9 @@ void setup_verify(CLI::App& app, int& exit_code) {
     // Bad input is reported before any GPU work: the settings must name exactly the parameters.
     std::vector<Check> checks;
     if (!opts->settings.empty()) {
-      SweepConfig config = load_config(opts->common, family);
-      Check check{make_problem("gemm", opts->problem), parse_settings(opts->settings), config.name};
+      Bindings params = parse_settings(opts->settings);
+      SweepConfig config = config_for(params, opts->common, family);
+      Check check{make_problem("gemm", opts->problem), params, config.name};
       family.validate(check.problem);
       make_candidate(config, check.params, family.context(check.problem, arch_facts_offline("sm_90a")),
                      family.placeholders(check.problem));
@@ -98,7 +117,7 @@ void setup_verify(CLI::App& app, int& exit_code) {
       for (const CacheEntry& e : cache.list()) {
         const CacheKey& k = e.key;
         if (k.gpu_name != device.name || k.cc_major != device.cc_major || k.cc_minor != device.cc_minor) continue;
-        checks.push_back({Problem{k.family, k.dims, k.dtype, k.layout}, e.params, k.config_name});
+        checks.push_back({Problem{k.family, k.dims, k.dtype, k.layout}, e.params, e.winner_config});
       }
       if (checks.empty()) {
         fmt::print("the cache ({}) has no entries for {}: nothing to verify\n", cache.path().string(), device.name);

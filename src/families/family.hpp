@@ -44,7 +44,9 @@ class KernelFamily {
  public:
   virtual ~KernelFamily() = default;
   virtual std::string_view name() const = 0;
-  virtual std::string_view default_config() const = 0;  // embedded path, e.g. "configs/gemm_mma.json"
+  // Embedded sweep configs tuned together by default, e.g. {"configs/gemm_mma.json", ...}; the
+  // ones a device is too old for are skipped.
+  virtual std::vector<std::string_view> default_configs() const = 0;
   virtual std::vector<std::string> context_names() const = 0;      // names expressions may use
   virtual std::vector<std::string> placeholder_names() const = 0;  // string {NAME}s in kernel_name
   virtual void validate(const Problem&) const = 0;                 // ConfigError on bad input

@@ -136,7 +136,9 @@ class GemmWorkload : public Workload {
 class GemmFamily : public KernelFamily {
  public:
   std::string_view name() const override { return "gemm"; }
-  std::string_view default_config() const override { return "configs/gemm_mma.json"; }
+  std::vector<std::string_view> default_configs() const override {
+    return {"configs/gemm_mma.json"};
+  }
 
   std::vector<std::string> context_names() const override {
     return {"M", "N", "K", "elem_bytes", "a_row_major", "b_row_major", "lda", "ldb", "ldc",

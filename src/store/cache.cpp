@@ -165,6 +165,7 @@ void to_json(json& j, const CacheEntry& e) {
            {"tflops", double_to_json(e.tflops)},
            {"ratio_vs_reference", double_to_json(e.ratio_vs_reference)},
            {"created_at", e.created_at},
+           {"winner_config", e.winner_config},
            {"ktune_version", e.ktune_version}};
 }
 
@@ -177,6 +178,7 @@ void from_json(const json& j, CacheEntry& e) {
   e.tflops = double_from_json(j.value("tflops", json(0.0)));
   e.ratio_vs_reference = double_from_json(j.value("ratio_vs_reference", json(0.0)));
   e.created_at = j.value("created_at", "");
+  e.winner_config = j.value("winner_config", e.key.config_name);
   e.ktune_version = j.value("ktune_version", "");
 }
 

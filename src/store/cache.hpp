@@ -48,6 +48,7 @@ CacheKey make_cache_key(const Problem& problem, const DeviceInfo& device, std::s
 
 struct CacheEntry {
   CacheKey key;
+  std::string winner_config;  // the sweep config the winner came from (a key may cover several)
   Bindings params;
   std::string kernel_name;
   Launch launch;

@@ -44,8 +44,9 @@ void Tuner::derive_metrics(CandidateRecord& rec, const Cost& cost, double refere
   if (reference_ms > 0) rec.ratio_vs_reference = reference_ms / rec.time->median;
 }
 
-TuneResult Tuner::tune(const SweepConfig& config, const KernelSource& source, const Problem& problem) {
-  const KernelFamily& family = find_family(config.family);
+TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& problem) {
+  if (all_sweeps.empty()) throw Error("nothing to tune: no sweep config");
+  const KernelFamily& family = find_family(all_sweeps.front().config.family);
   family.validate(problem);
   const DeviceInfo& device = session_.device();
 
@@ -59,7 +60,18 @@ TuneResult Tuner::tune(const SweepConfig& config, const KernelSource& source, co
   out.result.problem = problem;
   out.result.cost = family.cost(problem);
 
-  CacheKey key = make_cache_key(problem, device, config.name, source.text, NvrtcCompiler::nvrtc_version());
+  // Configs the device is too old for take no part (their candidates would all be invalid).
+  std::vector<const Sweep*> sweeps;
+  std::string names, sources;
+  for (const Sweep& s : all_sweeps) {
+    if (arch_facts(device).arch < s.config.min_arch) continue;
+    sweeps.push_back(&s);
+    names += (names.empty() ? "" : "+") + s.config.name;
+    sources += s.source.text;
+  }
+  if (sweeps.empty())
+    throw ConfigError(fmt::format("no sweep config runs on {} ({})", device.name, device.arch()));
+  CacheKey key = make_cache_key(problem, device, names, sources, NvrtcCompiler::nvrtc_version());
   if (!options_.retune) {
     if (auto hit = cache_.find(key)) {
       out.cached = hit;
@@ -69,8 +81,11 @@ TuneResult Tuner::tune(const SweepConfig& config, const KernelSource& source, co
 
   auto t0 = std::chrono::steady_clock::now();
   CompileOptions copts{device.arch(), options_.jobs, options_.allow_spills, options_.show_progress};
-  std::vector<CandidateRecord> candidates =
-      compile_candidates(compiler_, config, source, family, problem, arch_facts(device), copts);
+  std::vector<CandidateRecord> candidates;
+  for (const Sweep* s : sweeps) {
+    auto records = compile_candidates(compiler_, s->config, s->source, family, problem, arch_facts(device), copts);
+    candidates.insert(candidates.end(), std::make_move_iterator(records.begin()), std::make_move_iterator(records.end()));
+  }
   out.compile_seconds = seconds_since(t0);
 
   auto t1 = std::chrono::steady_clock::now();
@@ -100,7 +115,7 @@ TuneResult Tuner::tune(const SweepConfig& config, const KernelSource& source, co
     reference = std::move(reference_after);
   out.run_seconds = seconds_since(t1);
 
-  reference.config_name = config.name;
+  reference.config_name = names;
   const double reference_ms = reference.time ? reference.time->median : 0;
   derive_metrics(reference, out.result.cost, reference_ms);
   out.result.records.push_back(std::move(reference));
@@ -117,6 +132,7 @@ TuneResult Tuner::tune(const SweepConfig& config, const KernelSource& source, co
     CacheEntry entry;
     entry.key = key;
     entry.params = win.params;
+    entry.winner_config = win.config_name;
     entry.kernel_name = win.kernel_name;
     entry.launch = win.launch;
     entry.median_ms = win.time->median;

@@ -39,10 +39,20 @@ struct TuneResult {
   std::string cache_warning;          // the winner could not be cached, and why
 };
 
+// One sweep config with its kernel text. Several can be tuned together: their candidates compete
+// and one winner is cached (ktune gemm on Hopper sweeps the mma.sync and wgmma families).
+struct Sweep {
+  SweepConfig config;
+  KernelSource source;
+};
+
 class Tuner {
  public:
   Tuner(Session& session, Compiler& compiler, BestConfigCache& cache, TuneOptions options);
-  TuneResult tune(const SweepConfig& config, const KernelSource& source, const Problem& problem);
+  TuneResult tune(const std::vector<Sweep>& sweeps, const Problem& problem);
+  TuneResult tune(const SweepConfig& config, const KernelSource& source, const Problem& problem) {
+    return tune(std::vector<Sweep>{{config, source}}, problem);
+  }
 
  private:
   void derive_metrics(CandidateRecord& rec, const Cost& cost, double reference_ms) const;
