@@ -89,8 +89,6 @@ std::vector<SweepConfig> load_configs(const CommonFlags& f, const KernelFamily& 
   return configs;
 }
 
-SweepConfig load_config(const CommonFlags& f, const KernelFamily& family) { return load_configs(f, family).front(); }
-
 void add_measure_flags(CLI::App& app, MeasureFlags& f) {
   app.add_flag("--retune", f.retune, "tune even if the cache has an answer");
   app.add_option("--out", f.out, "folder for the results JSON and CSV")->capture_default_str();

@@ -38,8 +38,6 @@ void add_common_flags(CLI::App& app, CommonFlags& flags);
 std::filesystem::path cache_dir(const CommonFlags& flags);
 // --config's file, or else every default config of the family.
 std::vector<SweepConfig> load_configs(const CommonFlags& flags, const KernelFamily& family);
-// The first of load_configs (transitional, for single-config callers).
-SweepConfig load_config(const CommonFlags& flags, const KernelFamily& family);
 // An embedded config by path ("configs/gemm_mma.json").
 SweepConfig embedded_config(std::string_view path, const KernelFamily& family);
 

@@ -33,6 +33,24 @@ Tolerance tolerance_for(const KernelFamily& family, const Problem& problem, cons
   return t;
 }
 
+std::vector<const Sweep*> active_sweeps(const std::vector<Sweep>& sweeps, const DeviceInfo& device) {
+  // Configs the device is too old for take no part (their candidates would all be invalid).
+  std::vector<const Sweep*> active;
+  for (const Sweep& s : sweeps)
+    if (arch_facts(device).arch >= s.config.min_arch) active.push_back(&s);
+  if (active.empty()) throw ConfigError(fmt::format("no sweep config runs on {} ({})", device.name, device.arch()));
+  return active;
+}
+
+CacheKey sweeps_cache_key(const std::vector<const Sweep*>& active, const Problem& problem, const DeviceInfo& device) {
+  std::string names, sources;
+  for (const Sweep* s : active) {
+    names += (names.empty() ? "" : "+") + s->config.name;
+    sources += s->source.text;
+  }
+  return make_cache_key(problem, device, names, sources, NvrtcCompiler::nvrtc_version());
+}
+
 Tuner::Tuner(Session& session, Compiler& compiler, BestConfigCache& cache, TuneOptions options)
     : session_(session), compiler_(compiler), cache_(cache), options_(std::move(options)) {}
 
@@ -60,18 +78,8 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
   out.result.problem = problem;
   out.result.cost = family.cost(problem);
 
-  // Configs the device is too old for take no part (their candidates would all be invalid).
-  std::vector<const Sweep*> sweeps;
-  std::string names, sources;
-  for (const Sweep& s : all_sweeps) {
-    if (arch_facts(device).arch < s.config.min_arch) continue;
-    sweeps.push_back(&s);
-    names += (names.empty() ? "" : "+") + s.config.name;
-    sources += s.source.text;
-  }
-  if (sweeps.empty())
-    throw ConfigError(fmt::format("no sweep config runs on {} ({})", device.name, device.arch()));
-  CacheKey key = make_cache_key(problem, device, names, sources, NvrtcCompiler::nvrtc_version());
+  const std::vector<const Sweep*> sweeps = active_sweeps(all_sweeps, device);
+  const CacheKey key = sweeps_cache_key(sweeps, problem, device);
   if (!options_.retune) {
     if (auto hit = cache_.find(key)) {
       out.cached = hit;
@@ -115,7 +123,7 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
     reference = std::move(reference_after);
   out.run_seconds = seconds_since(t1);
 
-  reference.config_name = names;
+  reference.config_name = key.config_name;
   const double reference_ms = reference.time ? reference.time->median : 0;
   derive_metrics(reference, out.result.cost, reference_ms);
   out.result.records.push_back(std::move(reference));

@@ -46,6 +46,11 @@ struct Sweep {
   KernelSource source;
 };
 
+// The sweeps a device runs (those it is not too old for) and the cache key of tuning them together
+// for `problem`. ConfigError when the device runs none of them.
+std::vector<const Sweep*> active_sweeps(const std::vector<Sweep>& sweeps, const DeviceInfo& device);
+CacheKey sweeps_cache_key(const std::vector<const Sweep*>& active, const Problem& problem, const DeviceInfo& device);
+
 class Tuner {
  public:
   Tuner(Session& session, Compiler& compiler, BestConfigCache& cache, TuneOptions options);

@@ -1,0 +1,382 @@
+// Regression gating: the rank test, the Hodges-Lehmann interval, matching and the two renderings;
+// see compare.hpp for the method and the verdict rules.
+#include "bench/compare.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <tuple>
+
+#include "bench/stats.hpp"
+#include "util/error.hpp"
+
+namespace ktune {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double normal_sf(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
+
+// The k-th smallest (0-based) of v; reorders v.
+double order_statistic(std::vector<double>& v, size_t k) {
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
+}
+
+std::string percent(double x) {
+  if (std::isinf(x)) return x > 0 ? "+inf" : "-inf";
+  return fmt::format("{:+.2f}%", 100 * x);
+}
+
+std::string interval(const ChangeEstimate& c) { return fmt::format("[{}, {}]", percent(c.lo), percent(c.hi)); }
+
+std::string p_text(double p) { return p < 1e-4 ? fmt::format("{:.0e}", p) : fmt::format("{:.4f}", p); }
+
+std::string params_text(const Bindings& params) {
+  std::string out;
+  for (const auto& [name, value] : params) out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, value);
+  return out;
+}
+
+std::string label_of(const CandidateRecord& rec) {
+  return rec.params.empty() ? rec.kernel_name : params_text(rec.params);
+}
+
+std::string key_of(const Problem& p, const CandidateRecord& rec) {
+  return p.describe() + '\x1f' + rec.source + '\x1f' + rec.kernel_name + '\x1f' + params_text(rec.params);
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return percentile_sorted(v, 50);
+}
+
+std::string kernel_label(const Comparison& c) {
+  std::string k = c.source + " " + c.label;
+  if (!c.new_label.empty()) k += " -> " + c.new_label;
+  return k;
+}
+
+struct Located {
+  size_t problem = 0;
+  const CandidateRecord* rec = nullptr;
+};
+
+}  // namespace
+
+const char* to_string(Verdict v) {
+  switch (v) {
+    case Verdict::same: return "same";
+    case Verdict::faster: return "faster";
+    case Verdict::slower: return "slower";
+    case Verdict::ambiguous: return "ambiguous";
+    case Verdict::failed: return "failed";
+  }
+  return "unknown";
+}
+
+double normal_quantile(double p) {
+  if (!(p > 0 && p < 1)) throw Error(fmt::format("normal quantile of {} (must be in (0, 1))", p));
+  // Bisection on the survival function: 200 halvings of [-40, 40] reach double precision, and
+  // this runs once per comparison.
+  double lo = -40, hi = 40;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (1 - normal_sf(mid) < p ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+RankTest mann_whitney_u(const std::vector<double>& x, const std::vector<double>& y) {
+  if (x.empty() || y.empty()) throw Error("rank test of an empty sample");
+  const double n1 = static_cast<double>(x.size()), n2 = static_cast<double>(y.size());
+  std::vector<std::pair<double, bool>> all;  // value, from x
+  all.reserve(x.size() + y.size());
+  for (double v : x) all.emplace_back(v, true);
+  for (double v : y) all.emplace_back(v, false);
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+
+  // Average ranks over ties; sum of t^3 - t over tie groups for the variance.
+  double rank_sum_x = 0, tie_term = 0;
+  for (size_t i = 0; i < all.size();) {
+    size_t j = i;
+    while (j < all.size() && all[j].first == all[i].first) ++j;
+    const double t = static_cast<double>(j - i);
+    const double rank = 0.5 * (static_cast<double>(i + 1) + static_cast<double>(j));  // 1-based average
+    for (size_t k = i; k < j; ++k)
+      if (all[k].second) rank_sum_x += rank;
+    tie_term += t * t * t - t;
+    i = j;
+  }
+
+  RankTest r;
+  r.u = rank_sum_x - n1 * (n1 + 1) / 2;
+  const double n = n1 + n2;
+  const double mu = n1 * n2 / 2;
+  const double sigma = std::sqrt(n1 * n2 / 12 * ((n + 1) - tie_term / (n * (n - 1))));
+  if (!(sigma > 0)) return r;  // every value tied: no evidence of any difference (z 0, p 1)
+  const double u_big = std::max(r.u, n1 * n2 - r.u);
+  r.z = (u_big - mu - 0.5) / sigma;
+  r.p_value = std::min(1.0, 2 * normal_sf(r.z));
+  if (r.u < mu) r.z = -r.z;  // sign: negative when x tends to be smaller
+  return r;
+}
+
+ChangeEstimate relative_change(const std::vector<double>& base, const std::vector<double>& next, double confidence) {
+  if (base.empty() || next.empty()) throw Error("relative change of an empty sample");
+  auto logs = [](const std::vector<double>& v) {
+    std::vector<double> out;
+    out.reserve(v.size());
+    for (double s : v) {
+      if (!(s > 0) || !std::isfinite(s)) throw Error(fmt::format("timing sample {} is not a positive time", s));
+      out.push_back(std::log(s));
+    }
+    return out;
+  };
+  const std::vector<double> la = logs(base), lb = logs(next);
+  std::vector<double> d;
+  d.reserve(la.size() * lb.size());
+  for (double a : la)
+    for (double b : lb) d.push_back(b - a);
+  const size_t n = d.size();
+
+  ChangeEstimate c;
+  double median = order_statistic(d, n / 2);
+  if (n % 2 == 0)  // the lower middle value is the largest of those before the upper one
+    median = 0.5 * (median + *std::max_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(n / 2)));
+  c.estimate = std::expm1(median);
+
+  const double n1 = static_cast<double>(la.size()), n2 = static_cast<double>(lb.size());
+  const double z = normal_quantile(0.5 + confidence / 2);
+  const double k = std::floor(n1 * n2 / 2 - z * std::sqrt(n1 * n2 * (n1 + n2 + 1) / 12));
+  if (k < 1) {
+    c.lo = -kInf;
+    c.hi = kInf;
+    return c;
+  }
+  const size_t lower = static_cast<size_t>(k) - 1;  // the k-th smallest, 0-based
+  c.lo = std::expm1(order_statistic(d, lower));
+  c.hi = std::expm1(order_statistic(d, n - 1 - lower));  // the k-th largest
+  return c;
+}
+
+SampleVerdict judge(const std::vector<double>& base, const std::vector<double>& next, const CompareOptions& o) {
+  SampleVerdict v;
+  v.test = mann_whitney_u(base, next);
+  v.change = relative_change(base, next, 1 - o.alpha);
+  const double t = o.threshold;
+  const std::string beyond = fmt::format("{:g}%", 100 * t);
+  const std::string band = "±" + beyond;
+  if (base.size() < o.min_samples || next.size() < o.min_samples) {
+    v.verdict = Verdict::ambiguous;
+    v.why = fmt::format("too few samples ({} / {}; {} needed)", base.size(), next.size(), o.min_samples);
+    return v;
+  }
+  const bool significant = v.test.p_value < o.alpha;
+  if (v.change.lo >= -t && v.change.hi <= t) {
+    v.verdict = Verdict::same;
+    v.why = significant ? "a small change, within " + band : "no significant change";
+  } else if (significant && v.change.lo > t) {
+    v.verdict = Verdict::slower;
+    v.why = "slower by more than " + beyond;
+  } else if (significant && v.change.hi < -t) {
+    v.verdict = Verdict::faster;
+    v.why = "faster by more than " + beyond;
+  } else {
+    v.verdict = Verdict::ambiguous;
+    v.why = significant ? "changed, but the interval straddles " + band
+                        : "no significant change, but too noisy to rule out one beyond " + band;
+  }
+  return v;
+}
+
+size_t CompareReport::count(Verdict v) const {
+  return static_cast<size_t>(
+      std::count_if(rows.begin(), rows.end(), [v](const Comparison& c) { return c.result.verdict == v; }));
+}
+
+CompareReport compare_results(const RunInfo& base_info, const std::vector<ProblemResult>& base,
+                              const RunInfo& new_info, const std::vector<ProblemResult>& next,
+                              const CompareOptions& options) {
+  if (!(options.threshold >= 0)) throw ConfigError("--threshold must be a percentage >= 0");
+  if (!(options.alpha > 0 && options.alpha < 1)) throw ConfigError("--alpha must be between 0 and 1");
+  CompareReport report;
+  report.options = options;
+  report.base_info = base_info;
+  report.new_info = new_info;
+
+  const DeviceInfo& a = base_info.device;
+  const DeviceInfo& b = new_info.device;
+  if (a.name != b.name || a.cc_major != b.cc_major || a.cc_minor != b.cc_minor || a.sm_count != b.sm_count) {
+    const std::string what = fmt::format("the files come from different devices: {} (cc {}.{}, {} SMs) and {} (cc "
+                                         "{}.{}, {} SMs)",
+                                         a.name, a.cc_major, a.cc_minor, a.sm_count, b.name, b.cc_major, b.cc_minor,
+                                         b.sm_count);
+    if (!options.allow_different_devices) throw ConfigError(what + "; --allow-different-devices to compare anyway");
+    report.notes.push_back(what + " (allowed)");
+  }
+  if (a.driver_version != b.driver_version)
+    report.notes.push_back(fmt::format("driver {} in BASE, {} in NEW", a.driver_version, b.driver_version));
+  if (base_info.nvrtc_version != new_info.nvrtc_version)
+    report.notes.push_back(fmt::format("NVRTC {} in BASE, {} in NEW", base_info.nvrtc_version, new_info.nvrtc_version));
+
+  // NEW's records by key, each key's records in file order (a file may hold one key twice).
+  std::map<std::string, std::vector<Located>> in_new;
+  for (size_t p = 0; p < next.size(); ++p)
+    for (const CandidateRecord& rec : next[p].records) in_new[key_of(next[p].problem, rec)].push_back({p, &rec});
+  std::map<std::string, size_t> taken;
+
+  std::vector<std::pair<size_t, Comparison>> rows;  // BASE position, row
+  size_t position = 0;
+  auto add = [&](size_t at, const Problem& problem, const CandidateRecord& old, const CandidateRecord& now) {
+    if (old.disposition != Disposition::passed || old.samples_ms.empty()) {
+      ++report.not_passed;  // nothing measured in BASE to hold NEW to
+      return;
+    }
+    if (old.pruned || (now.disposition == Disposition::passed && (now.pruned || now.samples_ms.empty()))) {
+      ++report.pruned;
+      return;
+    }
+    Comparison c;
+    c.problem = problem;
+    c.source = old.source;
+    c.label = label_of(old);
+    if (key_of(problem, old) != key_of(problem, now)) c.new_label = label_of(now);
+    c.n_base = old.samples_ms.size();
+    c.base_median_ms = median_of(old.samples_ms);
+    if (now.disposition != Disposition::passed) {
+      c.result.verdict = Verdict::failed;
+      c.result.why = fmt::format("passed in BASE, {} in NEW: {}", to_string(now.disposition), now.reason);
+    } else {
+      c.n_new = now.samples_ms.size();
+      c.new_median_ms = median_of(now.samples_ms);
+      try {
+        c.result = judge(old.samples_ms, now.samples_ms, options);
+      } catch (const Error& e) {  // a sample that is no time: the file is broken, not the kernel
+        throw ConfigError(fmt::format("{} {}: {}", problem.describe(), kernel_label(c), e.what()));
+      }
+    }
+    rows.emplace_back(at, std::move(c));
+  };
+
+  // Unmatched records per (problem, source), for the one-to-one pairing after a re-tuning.
+  std::map<std::string, std::vector<std::pair<size_t, Located>>> left_base;
+  for (size_t p = 0; p < base.size(); ++p) {
+    for (const CandidateRecord& rec : base[p].records) {
+      const size_t at = position++;
+      const std::string key = key_of(base[p].problem, rec);
+      auto it = in_new.find(key);
+      size_t& used = taken[key];
+      if (it != in_new.end() && used < it->second.size()) {
+        add(at, base[p].problem, rec, *it->second[used++].rec);
+      } else {
+        left_base[base[p].problem.describe() + '\x1f' + rec.source].push_back({at, {p, &rec}});
+      }
+    }
+  }
+  std::map<std::string, std::vector<Located>> left_new;
+  for (const auto& [key, located] : in_new)
+    for (size_t i = taken[key]; i < located.size(); ++i)
+      left_new[next[located[i].problem].problem.describe() + '\x1f' + located[i].rec->source].push_back(located[i]);
+
+  for (const auto& [group, olds] : left_base) {
+    auto it = left_new.find(group);
+    if (olds.size() == 1 && it != left_new.end() && it->second.size() == 1) {
+      add(olds[0].first, base[olds[0].second.problem].problem, *olds[0].second.rec, *it->second[0].rec);
+      left_new.erase(it);
+    } else {
+      report.only_in_base += olds.size();
+    }
+  }
+  for (const auto& [group, nows] : left_new) report.only_in_new += nows.size();
+
+  std::sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (auto& [at, row] : rows) report.rows.push_back(std::move(row));
+  return report;
+}
+
+namespace {
+
+std::string summary_line(const CompareReport& r) {
+  std::string s = fmt::format("{} slower, {} failed, {} faster, {} same, {} ambiguous", r.count(Verdict::slower),
+                              r.count(Verdict::failed), r.count(Verdict::faster), r.count(Verdict::same),
+                              r.count(Verdict::ambiguous));
+  if (r.pruned) s += fmt::format("; {} pruned (too few samples to compare)", r.pruned);
+  if (r.not_passed) s += fmt::format("; {} never passed in BASE", r.not_passed);
+  if (r.only_in_base) s += fmt::format("; {} only in BASE", r.only_in_base);
+  if (r.only_in_new) s += fmt::format("; {} only in NEW", r.only_in_new);
+  return s;
+}
+
+std::string md_cell(std::string text) {
+  std::string out;
+  for (char ch : text) out += ch == '|' ? std::string("\\|") : ch == '\n' ? std::string(" ") : std::string(1, ch);
+  return out;
+}
+
+std::string md_rows(const CompareReport& r, bool same) {
+  std::string md =
+      "| verdict | problem | kernel | BASE ms | NEW ms | change | interval | p | samples | why |\n"
+      "|---|---|---|---:|---:|---:|---|---:|---|---|\n";
+  for (const Comparison& c : r.rows) {
+    if ((c.result.verdict == Verdict::same) != same) continue;
+    const bool bad = c.result.verdict == Verdict::slower || c.result.verdict == Verdict::failed;
+    const std::string verdict = bad ? fmt::format("**{}**", to_string(c.result.verdict)) : to_string(c.result.verdict);
+    if (c.result.verdict == Verdict::failed) {
+      md += fmt::format("| {} | {} | {} | {:.4f} | — | — | — | — | {} / 0 | {} |\n", verdict, c.problem.describe(),
+                        md_cell(kernel_label(c)), c.base_median_ms, c.n_base, md_cell(c.result.why));
+      continue;
+    }
+    md += fmt::format("| {} | {} | {} | {:.4f} | {:.4f} | {} | {} | {} | {} / {} | {} |\n", verdict,
+                      c.problem.describe(), md_cell(kernel_label(c)), c.base_median_ms, c.new_median_ms,
+                      percent(c.result.change.estimate), interval(c.result.change), p_text(c.result.test.p_value),
+                      c.n_base, c.n_new, c.result.why);
+  }
+  return md;
+}
+
+}  // namespace
+
+std::string compare_table(const CompareReport& r) {
+  std::string out = fmt::format("{:<10} {:>8} {:>20} {:>7} {:>9} {:>9} {:>9}  {}\n", "verdict", "change", "interval",
+                                "p", "BASE ms", "NEW ms", "samples", "problem, kernel");
+  for (const Comparison& c : r.rows) {
+    const bool failed = c.result.verdict == Verdict::failed;
+    out += fmt::format("{:<10} {:>8} {:>20} {:>7} {:>9.4f} {:>9} {:>9}  {}  {}\n", to_string(c.result.verdict),
+                       failed ? "-" : percent(c.result.change.estimate), failed ? "-" : interval(c.result.change),
+                       failed ? "-" : p_text(c.result.test.p_value), c.base_median_ms,
+                       failed ? "-" : fmt::format("{:.4f}", c.new_median_ms), fmt::format("{}/{}", c.n_base, c.n_new),
+                       c.problem.describe(), kernel_label(c));
+    if (c.result.verdict != Verdict::same) out += fmt::format("{:<10} {}\n", "", c.result.why);
+  }
+  for (const std::string& note : r.notes) out += "note: " + note + "\n";
+  out += fmt::format("{}\nthreshold ±{:g}%, {:g}% intervals; {}\n", summary_line(r), 100 * r.options.threshold,
+                     100 * (1 - r.options.alpha),
+                     r.regression() ? "REGRESSION" : "no regression");
+  return out;
+}
+
+std::string compare_markdown(const CompareReport& r) {
+  std::string md = fmt::format("## ktune compare: {}\n\n{}. Threshold ±{:g}%, {:g}% intervals.\n\n",
+                               r.regression() ? "**regression**" : "no regression", summary_line(r),
+                               100 * r.options.threshold, 100 * (1 - r.options.alpha));
+  for (const auto& [which, name, info] :
+       {std::tuple{"BASE", &r.base_name, &r.base_info}, std::tuple{"NEW", &r.new_name, &r.new_info}})
+    md += fmt::format("- {}: `{}`: {}, started {}, `{}`\n", which, *name, info->device.name, info->started_at,
+                      info->command);
+  for (const std::string& note : r.notes) md += "- note: " + note + "\n";
+  md += "\n";
+
+  const size_t same = r.count(Verdict::same);
+  if (same < r.rows.size()) md += md_rows(r, false) + "\n";
+  if (same > 0) md += fmt::format("<details><summary>{} same</summary>\n\n{}\n</details>\n\n", same, md_rows(r, true));
+  md += "Change: Hodges-Lehmann estimate of NEW/BASE - 1 from the raw samples (+ is slower), with its "
+        "distribution-free interval; p: two-sided Mann-Whitney U. Slower needs p below alpha and the whole "
+        "interval beyond the threshold.\n";
+  return md;
+}
+
+}  // namespace ktune

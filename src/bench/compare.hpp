@@ -1,0 +1,118 @@
+// Regression gating (`ktune compare BASE.json NEW.json`): match the records of two results files
+// and decide from their raw samples whether each kernel got faster, slower, stayed the same, or
+// cannot be told apart from noise. Pure functions, so the host tests pin every verdict down.
+//
+// Per matched record, with base samples a and new samples b (times, positive):
+//  - a Mann-Whitney U rank test (two-sided; does one tend to be slower than the other?). Ranks
+//    need no normality, and a few outliers from a context switch move a rank by one, not a mean
+//    by a lot;
+//  - the Hodges-Lehmann estimate of the change: the median of all n_a x n_b pairwise log(b_j /
+//    a_i), reported as a relative change exp(.) - 1 (+0.05 = 5% slower), with its
+//    distribution-free confidence interval from the same rank statistic (Moses): order
+//    statistics C and N + 1 - C of the pairwise values. Interval and test agree by construction.
+// Verdict at threshold t (default 3%) and alpha (default 0.05, a 95% interval):
+//    fewer than min_samples samples on either side                      -> ambiguous
+//    interval inside [-t, +t]                                            -> same
+//    significant (p < alpha) and interval above +t                       -> slower
+//    significant and interval below -t                                   -> faster
+//    anything else (straddles +-t, or too noisy to rule a change out)    -> ambiguous
+// A record that passed in BASE but did not pass in NEW (incorrect, crashed, ...) is `failed`.
+// Only `slower` and `failed` are regressions: `compare` exits 1 for them, 0 otherwise.
+//
+// Samples within a run are not independent (clocks and temperature drift), which makes p-values
+// optimistic; that is why "slower" also needs the whole interval beyond the threshold, and why
+// `ktune bench` interleaves the reference and the kernel so drift hits both alike.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "store/results.hpp"
+
+namespace ktune {
+
+struct RankTest {
+  double u = 0;        // U statistic of the first sample (scipy's `statistic`)
+  double z = 0;        // standardized, with tie and continuity corrections
+  double p_value = 1;  // two-sided
+};
+
+// As scipy.stats.mannwhitneyu(x, y, alternative="two-sided", method="asymptotic"): normal
+// approximation with the tie correction and the 0.5 continuity correction. p = 1 when every
+// value is tied. Throws ktune::Error on an empty input.
+RankTest mann_whitney_u(const std::vector<double>& x, const std::vector<double>& y);
+
+struct ChangeEstimate {
+  double estimate = 0;  // relative change of `next` against `base`: +0.05 = 5% slower
+  double lo = 0, hi = 0;  // the confidence interval; -inf/+inf when the samples are too few for it
+};
+
+// Hodges-Lehmann estimate of next/base - 1 with the Moses interval at `confidence` (0.95).
+// Throws ktune::Error on an empty input or a sample that is not positive and finite.
+ChangeEstimate relative_change(const std::vector<double>& base, const std::vector<double>& next, double confidence);
+
+// The standard normal quantile: normal_quantile(0.975) = 1.959964.
+double normal_quantile(double p);
+
+enum class Verdict { same, faster, slower, ambiguous, failed };
+const char* to_string(Verdict v);
+
+struct CompareOptions {
+  double threshold = 0.03;  // relative change that matters
+  double alpha = 0.05;      // significance level; the interval is at 1 - alpha
+  size_t min_samples = 10;  // fewer on either side: ambiguous
+  bool allow_different_devices = false;
+};
+
+struct SampleVerdict {
+  Verdict verdict = Verdict::ambiguous;
+  ChangeEstimate change;
+  RankTest test;
+  std::string why;  // one line, for the table
+};
+
+// The statistics and the verdict for two sets of samples of one kernel.
+SampleVerdict judge(const std::vector<double>& base, const std::vector<double>& next, const CompareOptions& options);
+
+struct Comparison {  // one matched record
+  Problem problem;
+  std::string source;  // "ktune", "cublas"
+  std::string label;   // the parameters ("BLOCK_M=128 ..."), else the kernel name
+  std::string new_label;  // set when the configuration differs (a bench file after a new tuning)
+  size_t n_base = 0, n_new = 0;
+  double base_median_ms = 0, new_median_ms = 0;
+  SampleVerdict result;
+};
+
+struct CompareReport {
+  std::vector<Comparison> rows;  // in BASE's order
+  size_t only_in_base = 0, only_in_new = 0;
+  size_t pruned = 0;      // matched, but pruned on a side: a few samples that only say it lost a sweep
+  size_t not_passed = 0;  // matched, but never passed in BASE (invalid, failed to compile, ...)
+  std::vector<std::string> notes;  // e.g. the devices differ, allowed
+  CompareOptions options;
+  std::string base_name, new_name;  // how the files are called in the output
+  RunInfo base_info, new_info;
+
+  size_t count(Verdict v) const;
+  bool regression() const { return count(Verdict::slower) + count(Verdict::failed) > 0; }
+};
+
+// Matches records by problem + source + kernel name + parameters. A problem whose source has
+// exactly one unmatched record on each side (bench files after a re-tuning picked another
+// configuration) pairs those two, so ktune's best is still compared with ktune's best.
+// Throws ConfigError when the devices differ (name, compute capability or SM count) unless
+// options.allow_different_devices; a different driver is only a note.
+CompareReport compare_results(const RunInfo& base_info, const std::vector<ProblemResult>& base,
+                              const RunInfo& new_info, const std::vector<ProblemResult>& next,
+                              const CompareOptions& options);
+
+// A fixed-width table for the terminal, one row per comparison, and a summary line.
+std::string compare_table(const CompareReport& report);
+
+// Markdown for a CI job summary ($GITHUB_STEP_SUMMARY): the verdict counts first, then the rows
+// that are not `same`, then the `same` ones folded away.
+std::string compare_markdown(const CompareReport& report);
+
+}  // namespace ktune

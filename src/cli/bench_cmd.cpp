@@ -1,0 +1,333 @@
+// `ktune bench SUITE.json`: measure every problem of a suite (bench/suite.hpp) with its cached
+// best configuration against the reference, with enough samples for `ktune compare`. A problem
+// without a cached configuration is tuned first (the usual sweep, cached), unless --no-tune,
+// which lists what is missing and exits 1. Writes <stem>.json (raw samples), .csv, .md and, with
+// --format gbench, .gbench.json (Google Benchmark JSON, store/gbench_json.hpp).
+//
+// The reference and the best configuration are measured in turns, --rounds times, in the order
+// R K K R R K ...: clocks and temperature drift during a run, and in turns they hit both alike
+// instead of whichever was measured last. Every turn checks the output again before timing.
+#include <fmt/format.h>
+
+#include <memory>
+#include <optional>
+
+#include "bench/stats.hpp"
+#include "bench/suite.hpp"
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "compile/embedded.hpp"
+#include "compile/nvrtc_compiler.hpp"
+#include "space/enumerate.hpp"
+#include "store/cache.hpp"
+#include "store/gbench_json.hpp"
+#include "util/fs.hpp"
+
+namespace ktune::cli {
+namespace {
+
+struct BenchFlags {
+  std::string suite;
+  int samples = 100;  // per kernel, over all rounds
+  int rounds = 5;
+  bool no_tune = false;
+  std::string format = "ktune";
+  std::string stem;
+  uint64_t seed = 20261121;
+};
+
+// A suite problem with everything that can be resolved before the GPU is touched.
+struct Planned {
+  Problem problem;
+  const KernelFamily* family = nullptr;
+  std::vector<Sweep> sweeps;  // tuned together; the cached winner comes from one of them
+};
+
+std::vector<SweepConfig> configs_for(const SuiteProblem& sp, const Suite& suite, const CommonFlags& common,
+                                     const KernelFamily& family) {
+  if (sp.config.empty()) return load_configs(common, family);
+  SweepConfig config;
+  if (sp.config.ends_with(".json")) {
+    const std::filesystem::path path = suite.base_dir / sp.config;
+    if (!std::filesystem::exists(path))
+      throw ConfigError(fmt::format("{}: config {}: no such file", sp.problem.describe(), path.string()));
+    config = load_sweep_config(path, family.context_names(), family.placeholder_names());
+  } else {
+    const std::string path = "configs/" + sp.config + ".json";
+    if (!find_embedded(path))
+      throw ConfigError(fmt::format("{}: no built-in config '{}' (give a path ending in .json for a file)",
+                                    sp.problem.describe(), sp.config));
+    config = embedded_config(path, family);
+  }
+  if (config.family != family.name())
+    throw ConfigError(fmt::format("{}: config '{}' is for family '{}'", sp.problem.describe(), config.name,
+                                  config.family));
+  return {config};
+}
+
+// The cache entry Tuner::tune would answer from (the same key), so that --no-tune can tell what
+// is missing without tuning it.
+std::optional<CacheEntry> lookup(const BestConfigCache& cache, const Planned& p, const DeviceInfo& device) {
+  return cache.find(sweeps_cache_key(active_sweeps(p.sweeps, device), p.problem, device));
+}
+
+std::string config_names(const Planned& p) {
+  std::string names;
+  for (const Sweep& s : p.sweeps) names += (names.empty() ? "" : ", ") + s.config.name;
+  return names;
+}
+
+// The best configuration of a problem: the cache's answer, else a tuning (which caches it).
+struct Winner {
+  std::optional<Bindings> params;  // none: no candidate passed
+  std::string config;              // the sweep config it comes from
+};
+
+Winner find_winner(Tuner& tuner, const Planned& p, const std::optional<CacheEntry>& cached, int top) {
+  std::optional<CacheEntry> entry = cached;
+  if (!entry) {
+    fmt::print("  no cached best configuration: tuning {}\n", config_names(p));
+    TuneResult tuned = tuner.tune(p.sweeps, p.problem);
+    entry = tuned.cached;  // the Tuner found one after all
+    if (!entry) {
+      print_tune_result(tuned, top);
+      if (!tuned.best) return {};
+      const CandidateRecord& win = tuned.result.records[*tuned.best];
+      return {win.params, win.config_name};
+    }
+  }
+  fmt::print("  best (tuned {}): {} {}\n", entry->created_at, entry->winner_config, short_params(entry->params));
+  return {entry->params, entry->winner_config};
+}
+
+// The winner's record, compiled: ready to run (not_run, compile.ok), or why it cannot run.
+CandidateRecord compile_best(Compiler& compiler, const Planned& p, const Winner& winner, const DeviceInfo& device) {
+  CandidateRecord best;
+  best.source = "ktune";
+  best.config_name = winner.config;
+  const Sweep* sweep = nullptr;
+  for (const Sweep& s : p.sweeps)
+    if (s.config.name == winner.config) sweep = &s;
+  if (!winner.params) {
+    best.reason = "no candidate of the sweep passed";
+    return best;
+  }
+  best.params = *winner.params;
+  if (!sweep) {
+    best.reason = fmt::format("the cached winner comes from config '{}', which is not among {}", winner.config,
+                              config_names(p));
+    return best;
+  }
+  Candidate cand = make_candidate(sweep->config, best.params, p.family->context(p.problem, arch_facts(device)),
+                                  p.family->placeholders(p.problem));
+  best.kernel_name = cand.kernel_name;
+  best.launch = cand.launch;
+  if (!cand.valid) {
+    best.disposition = Disposition::invalid;
+    best.reason = cand.invalid_reason;
+    return best;
+  }
+  const KernelSource& source = sweep->source;
+  best.compile =
+      compiler.compile(CompileRequest{source.name, source.text, source.headers, cand.kernel_name, device.arch(), {}});
+  if (!best.compile.ok) {
+    best.disposition = Disposition::compile_failed;
+    best.reason = best.compile.log;
+  }
+  return best;
+}
+
+bool ready(const CandidateRecord& best) { return best.disposition == Disposition::not_run && best.compile.ok; }
+
+// One turn's measurement folded into the kernel's record: samples appended, and the worst
+// outcome kept (a turn that fails verification fails the record).
+void fold(CandidateRecord& into, CandidateRecord&& turn, bool first) {
+  if (first) {
+    std::vector<double> samples = std::move(into.samples_ms);
+    into = std::move(turn);
+    into.samples_ms.insert(into.samples_ms.begin(), samples.begin(), samples.end());
+    return;
+  }
+  into.samples_ms.insert(into.samples_ms.end(), turn.samples_ms.begin(), turn.samples_ms.end());
+  if (turn.error && (!into.error || turn.error->max_abs > into.error->max_abs)) into.error = turn.error;
+  if (turn.disposition != Disposition::passed && into.disposition == Disposition::passed) {
+    into.disposition = turn.disposition;
+    into.reason = turn.reason;
+  }
+}
+
+// Interleaved measurement of the reference and `best` (compiled, not yet run). Returns the
+// reference record; `best` gets its samples.
+CandidateRecord measure_pair(Session& session, CandidateRecord& best, const BenchFlags& flags, double warmup_ms) {
+  CandidateRecord reference;
+  const CandidateRecord compiled = best;
+  for (int round = 0; round < flags.rounds; ++round) {
+    StoppingRule rule;  // exactly `count` samples: no convergence test, no time cap, no pruning
+    rule.min_samples = rule.max_samples = flags.samples / flags.rounds + (round < flags.samples % flags.rounds);
+    rule.min_time_ms = 0;
+    rule.max_time_ms = 1e9;
+    // The first reference turn gets a long warmup: the GPU may be coming out of idle clocks.
+    auto time_reference = [&] {
+      fold(reference, session.time_baseline(rule, round == 0 ? std::max(warmup_ms, 200.0) : warmup_ms), round == 0);
+    };
+    auto time_best = [&] {
+      CandidateRecord turn = compiled;
+      session.run_candidate(turn, rule, warmup_ms, /*best_ms=*/0, /*verify_only=*/false);
+      fold(best, std::move(turn), round == 0);
+    };
+    if (round % 2 == 0) {
+      time_reference();
+      time_best();
+    } else {
+      time_best();
+      time_reference();
+    }
+    if (best.disposition != Disposition::passed || reference.disposition != Disposition::passed) break;
+  }
+  for (CandidateRecord* rec : {&reference, &best}) {
+    rec->pruned = false;
+    if (!rec->samples_ms.empty()) rec->time = summarize(rec->samples_ms);
+  }
+  return reference;
+}
+
+void derive_metrics(CandidateRecord& rec, const Cost& cost, double reference_ms) {
+  if (!rec.time || rec.time->median <= 0) return;
+  const double seconds = rec.time->median * 1e-3;
+  rec.tflops = cost.flops / seconds / 1e12;
+  rec.gbps = cost.min_bytes / seconds / 1e9;
+  if (reference_ms > 0) rec.ratio_vs_reference = reference_ms / rec.time->median;
+}
+
+void print_row(const ProblemResult& r) {
+  for (const CandidateRecord& rec : r.records) {
+    const std::string label = rec.source == "cublas" ? rec.kernel_name : short_params(rec.params);
+    if (rec.disposition != Disposition::passed || !rec.time) {
+      fmt::print("  {:<7} {}: {} {}\n", rec.source, to_string(rec.disposition), rec.reason, label);
+      continue;
+    }
+    fmt::print("  {:<7} {:>9.4f} ms  {:>7.1f} TFLOPS  {:>6.3f}x cuBLAS  n={:<4} {}\n", rec.source, rec.time->median,
+               rec.tflops, rec.ratio_vs_reference, rec.time->n, label);
+  }
+}
+
+}  // namespace
+
+void setup_bench(CLI::App& app, int& exit_code) {
+  struct Options {
+    BenchFlags bench;
+    CommonFlags common;
+    MeasureFlags measure;
+  };
+  auto opts = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "bench", "measure a suite's problems with their cached best configurations against cuBLAS");
+  cmd->add_option("suite", opts->bench.suite, "suite JSON, e.g. suites/default.json")->required();
+  cmd->add_option("--samples", opts->bench.samples, "timed samples per kernel and problem")->capture_default_str();
+  cmd->add_option("--rounds", opts->bench.rounds, "turns the reference and the kernel take, samples split among them")
+      ->capture_default_str();
+  cmd->add_flag("--no-tune", opts->bench.no_tune, "never tune: list the problems without a cached config, exit 1");
+  cmd->add_option("--format", opts->bench.format, "gbench: also write Google Benchmark JSON (<stem>.gbench.json)")
+      ->check(CLI::IsMember({"ktune", "gbench"}))
+      ->capture_default_str();
+  cmd->add_option("--stem", opts->bench.stem, "file name stem of the outputs (default: bench-<suite>-<UTC time>)");
+  cmd->add_option("--seed", opts->bench.seed, "input seed")->capture_default_str();
+  add_common_flags(*cmd, opts->common);
+  add_measure_flags(*cmd, opts->measure);  // how problems without a cached config are tuned
+  cmd->callback([opts, &exit_code] {
+    const BenchFlags& flags = opts->bench;
+    const MeasureFlags& measure = opts->measure;
+    if (flags.rounds < 1) throw ConfigError("--rounds must be at least 1");
+    if (flags.samples < flags.rounds)
+      throw ConfigError(fmt::format("--samples {} is fewer than --rounds {}", flags.samples, flags.rounds));
+    if (flags.no_tune && measure.retune) throw ConfigError("--no-tune and --retune contradict each other");
+    if (!std::filesystem::exists(flags.suite)) throw ConfigError(fmt::format("{}: no such file", flags.suite));
+    const Suite suite = load_suite(flags.suite);
+
+    // All bad input is reported before any GPU work.
+    std::vector<Planned> plan;
+    for (const SuiteProblem& sp : suite.problems) {
+      Planned p;
+      p.problem = sp.problem;
+      p.family = &find_family(sp.problem.family);
+      for (SweepConfig& config : configs_for(sp, suite, opts->common, *p.family)) {
+        KernelSource source = resolve_kernel_source(config, opts->common.kernel);
+        p.sweeps.push_back({std::move(config), std::move(source)});
+      }
+      plan.push_back(std::move(p));
+    }
+
+    Session session(session_options(opts->common, measure));
+    const DeviceInfo& device = session.device();
+    fmt::print("device: {} ({}, {} SMs, driver {})\nsuite: {} ({} problems)\n", device.name, device.arch(),
+               device.sm_count, device.driver_version, suite.name, plan.size());
+    for (const Planned& p : plan)
+      if (p.family->device_bytes(p.problem) > device.global_mem_bytes)
+        throw ConfigError(fmt::format("{} needs {:.1f} GiB of device memory; {} has {:.1f} GiB", p.problem.describe(),
+                                      p.family->device_bytes(p.problem) / 1073741824.0, device.name,
+                                      device.global_mem_bytes / 1073741824.0));
+
+    NvrtcCompiler compiler(cache_dir(opts->common));
+    BestConfigCache cache(cache_dir(opts->common) / "best_configs.json");
+    std::vector<std::optional<CacheEntry>> cached;
+    std::vector<const Planned*> missing;
+    for (const Planned& p : plan) {
+      cached.push_back(measure.retune ? std::nullopt : lookup(cache, p, device));
+      if (!cached.back()) missing.push_back(&p);
+    }
+    if (flags.no_tune && !missing.empty()) {
+      fmt::print("--no-tune: {} of {} problems have no cached best configuration for this GPU in {}:\n",
+                 missing.size(), plan.size(), cache.path().string());
+      for (const Planned* m : missing) fmt::print("  {} (configs {})\n", m->problem.describe(), config_names(*m));
+      fmt::print("`ktune bench {}` without --no-tune tunes and caches them\n", flags.suite);
+      exit_code = 1;
+      return;
+    }
+
+    Tuner tuner(session, compiler, cache, tune_options(opts->common, measure));
+    const ToleranceOverride tolerance{measure.rtol, measure.atol, measure.norm_tol};
+    const RunInfo info = make_run_info(device);
+    const std::string stem = flags.stem.empty() ? results_stem("bench-" + suite.name) : flags.stem;
+    const std::filesystem::path out_dir = measure.out;
+    std::vector<ProblemResult> results;
+    int failures = 0;
+    for (size_t i = 0; i < plan.size(); ++i) {
+      const Planned& p = plan[i];
+      fmt::print("\n[{}/{}] {}\n", i + 1, plan.size(), p.problem.describe());
+      ProblemResult result;
+      result.problem = p.problem;
+      result.cost = p.family->cost(p.problem);
+
+      CandidateRecord best = compile_best(compiler, p, find_winner(tuner, p, cached[i], measure.top), device);
+      if (ready(best)) {
+        session.set_problem(p.problem, tolerance_for(*p.family, p.problem, tolerance), flags.seed);
+        CandidateRecord reference = measure_pair(session, best, flags, measure.warmup_ms);
+        reference.config_name = best.config_name;
+        const double reference_ms = reference.time ? reference.time->median : 0;
+        derive_metrics(reference, result.cost, reference_ms);
+        derive_metrics(best, result.cost, reference_ms);
+        result.records.push_back(std::move(reference));
+      }
+      if (best.disposition != Disposition::passed) ++failures;
+      result.records.push_back(std::move(best));
+      print_row(result);
+      results.push_back(std::move(result));
+
+      // Rewritten after every problem, so a later failure loses nothing.
+      write_results(out_dir, stem, info, results);
+      write_file_atomic(out_dir / (stem + ".md"), bench_markdown(suite, info, results));
+      if (flags.format == "gbench")
+        write_file_atomic(out_dir / (stem + ".gbench.json"),
+                          gbench_json(info, results, gbench_host_now()).dump(2) + "\n");
+    }
+
+    fmt::print("\nresults: {}\n", (out_dir / (stem + ".json")).string());
+    fmt::print("         {}\n         {}\n", (out_dir / (stem + ".csv")).string(), (out_dir / (stem + ".md")).string());
+    if (flags.format == "gbench") fmt::print("         {}\n", (out_dir / (stem + ".gbench.json")).string());
+    for (const std::string& w : cache.take_warnings()) fmt::print(stderr, "warning: {}\n", w);
+    if (failures) fmt::print("{} of {} problems have no passing measurement\n", failures, plan.size());
+    exit_code = failures ? 1 : 0;
+  });
+}
+
+}  // namespace ktune::cli

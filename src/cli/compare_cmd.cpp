@@ -1,0 +1,61 @@
+// `ktune compare BASE.json NEW.json`: the CI gate. Matches the records of two results files and
+// judges each from its raw samples (bench/compare.hpp); prints a table, writes a markdown summary
+// with --markdown (a CI job's $GITHUB_STEP_SUMMARY), and exits 1 when a kernel clearly got slower
+// than --threshold or stopped passing, 0 otherwise, 2 for files from different devices.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <memory>
+
+#include "bench/compare.hpp"
+#include "cli/commands.hpp"
+#include "util/error.hpp"
+
+namespace ktune::cli {
+
+void setup_compare(CLI::App& app, int& exit_code) {
+  struct Options {
+    std::string base, next, markdown;
+    double threshold_percent = 3;
+    double alpha = 0.05;
+    size_t min_samples = 10;
+    bool allow_different_devices = false;
+  };
+  auto opts = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "compare", "compare two results files kernel by kernel from their raw samples; exit 1 on a clear regression");
+  cmd->add_option("base", opts->base, "the baseline results JSON")->required();
+  cmd->add_option("new", opts->next, "the results JSON to judge")->required();
+  cmd->add_option("--threshold", opts->threshold_percent, "percent change that counts as a regression")
+      ->capture_default_str();
+  cmd->add_option("--alpha", opts->alpha, "significance level of the rank test; intervals are at 1 - alpha")
+      ->capture_default_str();
+  cmd->add_option("--min-samples", opts->min_samples, "fewer samples on either side: ambiguous")
+      ->capture_default_str();
+  cmd->add_flag("--allow-different-devices", opts->allow_different_devices,
+                "compare files from different GPUs (else an error)");
+  cmd->add_option("--markdown", opts->markdown, "also write the summary as markdown to this file (appended)");
+  cmd->callback([opts, &exit_code] {
+    CompareOptions o;
+    o.threshold = opts->threshold_percent / 100;
+    o.alpha = opts->alpha;
+    o.min_samples = opts->min_samples;
+    o.allow_different_devices = opts->allow_different_devices;
+    RunInfo base_info, new_info;
+    const std::vector<ProblemResult> base = read_results(opts->base, &base_info);
+    const std::vector<ProblemResult> next = read_results(opts->next, &new_info);
+    CompareReport report = compare_results(base_info, base, new_info, next, o);
+    report.base_name = opts->base;
+    report.new_name = opts->next;
+    fmt::print("{}", compare_table(report));
+    if (!opts->markdown.empty()) {
+      // Appended, not replaced: $GITHUB_STEP_SUMMARY collects every step's output.
+      std::ofstream out(opts->markdown, std::ios::app);
+      out << compare_markdown(report) << "\n";
+      if (!out) throw Error(fmt::format("{}: cannot write the markdown summary", opts->markdown));
+    }
+    exit_code = report.regression() ? 1 : 0;
+  });
+}
+
+}  // namespace ktune::cli

@@ -1,0 +1,126 @@
+// Benchmark suites: the committed default suite, every kind of bad input, and the markdown
+// summary of a bench run.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "bench/suite.hpp"
+#include "util/error.hpp"
+
+#ifndef KTUNE_SOURCE_DIR
+#define KTUNE_SOURCE_DIR "."
+#endif
+
+namespace ktune {
+namespace {
+
+TEST(Suite, DefaultSuiteHasTheAgreedProblems) {
+  const Suite s = load_suite(KTUNE_SOURCE_DIR "/suites/default.json");
+  EXPECT_EQ(s.name, "default");
+  EXPECT_FALSE(s.description.empty());
+  EXPECT_EQ(s.base_dir, std::filesystem::path(KTUNE_SOURCE_DIR "/suites"));
+  std::vector<std::string> described;
+  for (const SuiteProblem& p : s.problems) {
+    described.push_back(p.problem.describe());
+    EXPECT_TRUE(p.config.empty()) << "the default suite uses the family's default config";
+  }
+  const std::vector<std::string> expected = {
+      "gemm 2048x2048x2048 fp16 rr", "gemm 4096x4096x4096 fp16 rr", "gemm 8192x8192x8192 fp16 rr",
+      "gemm 1024x6144x4096 fp16 rr", "gemm 128x6144x4096 fp16 rr",  "gemm 4095x4097x4093 fp16 rr",
+      "gemm 4096x4096x4096 bf16 rr", "gemm 4096x4096x4096 fp32 rr", "gemm 4096x4096x4096 fp16 rc"};
+  EXPECT_EQ(described, expected);
+}
+
+TEST(Suite, ParsesConfigAndDefaultsTheName) {
+  const Suite s = parse_suite(
+      R"({"problems": [{"family": "gemm", "M": 64, "N": 32, "K": 16, "dtype": "bf16", "layout": "cr",
+                        "config": "gemm_mma"}]})",
+      "dir/nightly.json");
+  EXPECT_EQ(s.name, "nightly");
+  ASSERT_EQ(s.problems.size(), 1u);
+  EXPECT_EQ(s.problems[0].config, "gemm_mma");
+  EXPECT_EQ(s.problems[0].problem.dims, (Bindings{{"M", 64}, {"N", 32}, {"K", 16}}));
+  EXPECT_EQ(s.problems[0].problem.layout, "cr");
+}
+
+void expect_error(const std::string& text, const std::string& fragment) {
+  try {
+    parse_suite(text, "s.json");
+    ADD_FAILURE() << "no error for " << text;
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("s.json: ", 0), 0u) << what;
+    EXPECT_NE(what.find(fragment), std::string::npos) << what;
+  }
+}
+
+const std::string kOk = R"("family": "gemm", "M": 64, "N": 64, "K": 64, "dtype": "fp16", "layout": "rr")";
+
+TEST(Suite, BadInputIsReportedWithItsPlace) {
+  expect_error("{", "parse error");
+  expect_error("[]", "must be a JSON object");
+  expect_error(R"({"problems": []})", "non-empty array");
+  expect_error(R"({"problem": [{)" + kOk + "}]}", "unknown key \"problem\"");
+  expect_error(R"({"name": 3, "problems": [{)" + kOk + "}]}", "\"name\" must be a string");
+  expect_error(R"({"problems": [{)" + kOk + R"(}, {"family": "gemm", "M": 64, "N": 64, "K": 64, "layout": "rr"}]})",
+               "problems[1]: \"dtype\" is missing");
+  expect_error(R"({"problems": [{)" + kOk + R"(, "KK": 5}]})", "problems[0]: unknown key \"KK\"");
+  expect_error(R"({"problems": [{"family": "gemm", "M": 64, "N": "64", "K": 64, "dtype": "fp16", "layout": "rr"}]})",
+               "\"N\" must be an integer");
+  expect_error(R"({"problems": [{"family": "gemm", "M": 64, "N": 64, "dtype": "fp16", "layout": "rr"}]})",
+               "missing K");
+  expect_error(R"({"problems": [{"family": "gemm", "M": 64, "N": 64, "K": 64, "dtype": "fp8", "layout": "rr"}]})",
+               "unknown dtype");
+  expect_error(R"({"problems": [{"family": "conv", "M": 64, "dtype": "fp16", "layout": "rr"}]})", "conv");
+  expect_error(R"({"problems": [{)" + kOk + R"(, "config": 7}]})", "\"config\" must be");
+  expect_error(R"({"problems": [{)" + kOk + "}, {" + kOk + "}]}", "problems[1]: gemm 64x64x64 fp16 rr is listed twice");
+}
+
+TEST(Suite, MissingFileIsBadInput) { EXPECT_THROW(load_suite("/nonexistent/suite.json"), ConfigError); }
+
+CandidateRecord timed(const std::string& source, double median_ms, double tflops, size_t n) {
+  CandidateRecord rec;
+  rec.source = source;
+  rec.disposition = Disposition::passed;
+  rec.time = TimeStats{n, median_ms, median_ms, median_ms, median_ms, 0, median_ms, median_ms};
+  rec.tflops = tflops;
+  return rec;
+}
+
+TEST(BenchMarkdown, RowsRatiosAndGeometricMean) {
+  Suite suite;
+  suite.name = "default";
+  RunInfo info;
+  info.device.name = "NVIDIA H100 80GB HBM3";
+  info.device.cc_major = 9;
+  info.device.sm_count = 132;
+  info.command = "ktune bench suites/default.json";
+
+  std::vector<ProblemResult> results(2);
+  results[0].problem = Problem{"gemm", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, "fp16", "rr"};
+  results[0].records = {timed("cublas", 0.2, 687.2, 100), timed("ktune", 0.25, 549.8, 100)};
+  results[0].records[1].params = {{"BLOCK_M", 128}, {"BLOCK_N", 256}};
+  results[1].problem = Problem{"gemm", {{"M", 2048}, {"N", 2048}, {"K", 2048}}, "fp16", "rr"};
+  results[1].records = {timed("cublas", 0.1, 171.8, 100), timed("ktune", 0.05, 343.6, 100)};
+
+  const std::string md = bench_markdown(suite, info, results);
+  EXPECT_EQ(md.rfind("## ktune bench: default\n", 0), 0u) << md;
+  EXPECT_NE(md.find("NVIDIA H100 80GB HBM3 (sm_90a, 132 SMs"), std::string::npos) << md;
+  EXPECT_NE(md.find("| gemm 4096x4096x4096 fp16 rr | 0.2500 | 0.2000 | 549.8 | 687.2 | 0.800× | 100 / 100 | "
+                    "`BLOCK_M=128 BLOCK_N=256` |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| 2.000× |"), std::string::npos) << md;
+  // sqrt(0.8 * 2) = 1.265
+  EXPECT_NE(md.find("**1.265×** over 2 problems"), std::string::npos) << md;
+
+  results[1].records[1].disposition = Disposition::incorrect;
+  results[1].records[1].reason = "max abs error 0.5 | row 3";
+  const std::string failed = bench_markdown(suite, info, results);
+  EXPECT_NE(failed.find("**incorrect**: max abs error 0.5 \\| row 3"), std::string::npos) << failed;
+  EXPECT_NE(failed.find("**0.800×** over 1 problem."), std::string::npos) << failed;
+}
+
+}  // namespace
+}  // namespace ktune
