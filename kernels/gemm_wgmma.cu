@@ -1,0 +1,511 @@
+// gemm_wgmma.cu — tensor-core GEMM for Hopper (sm_90a): TMA loads into an mbarrier ring, wgmma
+// from shared memory, one producer warpgroup feeding one or two consumer warpgroups.
+//
+// Computes C = A·B with fp32 accumulation, output rounded to T (__half or __nv_bfloat16).
+//   C: M×N row-major (ldc = N).
+//   A: M×K, row-major (K contiguous) when A_ROW_MAJOR, else column-major (M contiguous).
+//   B: K×N, row-major (N contiguous) when B_ROW_MAJOR, else column-major (K contiguous).
+//
+// Arguments: tmA and tmB are 2-D tensor maps the host encodes (cuTensorMapEncodeTiled) over the
+// whole operand, innermost (contiguous) dimension first, 128-byte swizzle, zero fill out of
+// bounds. Their boxes, inner dimension first, must be:
+//   A row-major {BLOCK_K, BLOCK_M}      A column-major {64, BLOCK_K}
+//   B row-major {64, BLOCK_K}           B column-major {BLOCK_K, BLOCK_N / CLUSTER_M}
+// (a 128-byte swizzle row holds 64 16-bit elements, so an M- or N-contiguous tile arrives as
+// BLOCK_M/64 or BLOCK_N/64 boxes; in a cluster each CTA fetches 1/CLUSTER_M of the B tile).
+// TMA needs every row stride to be a multiple of 16 bytes: lda and ldb multiples of 8 elements.
+// Any M, N, K >= 1 otherwise: TMA zero-fills what lies past the edges (a CTA whose rows lie
+// wholly past M still fetches its share of B for its cluster), and the epilogue guards stores.
+//
+// Launch: 1-D grid of cdiv(M,CLUSTER_M*BLOCK_M)*cdiv(N,BLOCK_N)*CLUSTER_M blocks (the cluster
+// shape is compiled in: plain launches form the clusters) of (NUM_CONSUMERS+1)*128 threads and
+// NUM_STAGES*(BLOCK_M+BLOCK_N)*BLOCK_K*2 + SMEM_SLACK bytes of dynamic shared memory (the slack
+// aligns the tiles to 1024 bytes, the swizzle period, and holds the mbarriers).
+//
+// Tunables (names as in configs/gemm_wgmma.json, which restates every constraint below):
+//   BLOCK_M        rows of the block tile: 64 or 128 per consumer warpgroup.
+//   BLOCK_N        columns of the block tile and the N of each wgmma: 64, 128 or 256.
+//   BLOCK_K        k depth of one stage: 64 (one 128-byte swizzle row of 16-bit elements).
+//   NUM_STAGES     depth of the shared-memory ring, >= 2.
+//   NUM_CONSUMERS  consumer warpgroups, 1 or 2; each owns BLOCK_M/NUM_CONSUMERS rows and keeps
+//                  (BLOCK_M/NUM_CONSUMERS)*BLOCK_N/128 fp32 accumulators per thread (<= 128).
+//   GROUP_M        rows of cluster tiles walked together (Triton's grouped order), as gemm_mma.
+//   CLUSTER_M      1 or 2: CTAs of a thread-block cluster, stacked along M, that share one B tile.
+//                  Each fetches 1/CLUSTER_M of it and the copy engine multicasts it to all,
+//                  which cuts the operand traffic from L2 by B's share. With row-major B,
+//                  BLOCK_N/64 must divide by CLUSTER_M.
+//   BLOCKS_PER_SM  1 or 2: the __launch_bounds__ occupancy; with 2 (shared memory permitting, and
+//                  NUM_CONSUMERS 1) one block's prologue and epilogue overlap the other's
+//                  main loop.
+//
+// Design. Warpgroup 0 is the producer: one thread waits until a stage is empty, arms its "full"
+// mbarrier with the stage's byte count and issues the TMA copies, which complete the barrier
+// themselves. The other warpgroups are consumers: each waits until a stage is full, issues
+// BLOCK_K/16 wgmma (times BLOCK_M/NUM_CONSUMERS/64) on it as one commit group, and once the group
+// before has retired (wgmma.wait_group 1, so one group is always queued behind the one running)
+// each of its warps arrives on that earlier stage's "empty" mbarrier, in every CTA of the cluster
+// (a stage may be refilled only when no CTA still reads the multicast B data it shares).
+// setmaxnreg hands the producer's registers to the consumers, which hold the accumulators; it
+// needs the register cap that __launch_bounds__ gives, or ptxas ignores it (warning C7508).
+// Operands K-major in shared memory (A row-major, B column-major) take wgmma's default layout;
+// M/N-major ones (A column-major, B row-major) set its transpose bit, which 16-bit types allow.
+// The epilogue stores straight from the accumulator registers (guarded 4-byte pairs).
+//
+// Run: `ktune sweep configs/gemm_wgmma.json` (sm_90a only; `ktune compile --config
+// configs/gemm_wgmma.json --arch sm_90a -v` compiles every candidate without a GPU).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+// cuda.h's opaque tensor map, which NVRTC cannot include: 128 bytes, 64-byte aligned.
+struct alignas(64) CUtensorMap {
+  unsigned long long opaque[16];
+};
+
+namespace gemm_wgmma_detail {
+
+constexpr int SWIZZLE_ROW = 128;   // bytes in one row of a 128-byte-swizzled tile
+constexpr int SWIZZLE_ATOM = 1024; // 8 such rows: the period of the swizzle pattern
+constexpr int SMEM_SLACK = 1024 + 256;  // alignment of the tiles, then the mbarriers
+
+template <typename T>
+struct Elem;
+
+template <>
+struct Elem<__half> {
+  static constexpr bool BF16 = false;
+  static __device__ __forceinline__ void store2(__half* p, float x, float y) {
+    *reinterpret_cast<__half2*>(p) = __floats2half2_rn(x, y);
+  }
+  static __device__ __forceinline__ void store1(__half* p, float x) { *p = __float2half_rn(x); }
+};
+
+template <>
+struct Elem<__nv_bfloat16> {
+  static constexpr bool BF16 = true;
+  static __device__ __forceinline__ void store2(__nv_bfloat16* p, float x, float y) {
+    *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(x, y);
+  }
+  static __device__ __forceinline__ void store1(__nv_bfloat16* p, float x) {
+    *p = __float2bfloat16_rn(x);
+  }
+};
+
+__host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
+__host__ __device__ constexpr int imin(int a, int b) { return a < b ? a : b; }
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// ---- mbarriers (shared::cta addresses) ----
+
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
+}
+
+// Counts as this thread's arrival and raises the bytes the current phase waits for.
+__device__ __forceinline__ void mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+// Arrives on the mbarrier at the same shared offset in CTA `cta` of this cluster. The default
+// (CTA-scope) release suffices: what the arrival announces is that this warp's wgmma, which
+// wait_group has already retired, no longer read the stage. A cluster-scope release compiles
+// to a GPU-wide memory barrier (MEMBAR.ALL.GPU) per arrival: measured on an H200 at 4096^3, it
+// took the best clustered candidate from 0.93x to 0.65x of cuBLAS.
+__device__ __forceinline__ void mbar_arrive_cluster(unsigned bar, unsigned cta) {
+  asm volatile(
+      "{\n"
+      ".reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
+      "}\n" ::"r"(bar),
+      "r"(cta)
+      : "memory");
+}
+
+// Every thread of every CTA in the cluster; orders memory (barrier inits, last remote arrivals).
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile(
+      "barrier.cluster.arrive.release.aligned;\n"
+      "barrier.cluster.wait.acquire.aligned;\n" ::
+          : "memory");
+}
+
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+
+// Returns once the phase of the given parity has completed. A fresh barrier is in phase 0, so
+// waiting for parity 1 returns at once: how the producer passes its first lap over empty stages.
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
+  unsigned done;
+  do {
+    asm volatile(
+        "{\n"
+        ".reg .pred p;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n"
+        "}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+// ---- TMA ----
+
+// One box of a 2-D tensor map at element coordinates (c0 inner, c1 outer) into shared memory;
+// completes `bar`'s transaction count by the box's full size (zero-filled parts included).
+__device__ __forceinline__ void tma_load_2d(unsigned dst, const CUtensorMap* map, unsigned bar,
+                                            int c0, int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(bar), "r"(c0), "r"(c1)
+      : "memory");
+}
+
+// The same box into the same shared offset of every CTA in `mask`, completing the mbarrier at the
+// same offset in each of them.
+__device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const CUtensorMap* map,
+                                                      unsigned bar, int c0, int c1,
+                                                      unsigned short mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(bar), "r"(c0), "r"(c1), "h"(mask)
+      : "memory");
+}
+
+__device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(map))
+               : "memory");
+}
+
+// ---- wgmma ----
+
+// Shared-memory matrix descriptor of a 128-byte-swizzled operand tile starting at `addr`
+// (1024-byte aligned, or offset inside a swizzle row along K). `lbo`: bytes between 64-element
+// chunks along M/N of an M/N-major tile (unused for K-major tiles, whose k16 slice lies inside a
+// swizzle row). `sbo`: bytes between groups of 8 rows, 1024 for the dense tiles used here.
+__device__ __forceinline__ unsigned long long make_desc(unsigned addr, unsigned lbo, unsigned sbo) {
+  return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) |
+         static_cast<unsigned long long>(lbo >> 4) << 16 |
+         static_cast<unsigned long long>(sbo >> 4) << 32 | 1ull << 62;  // 62: 128-byte swizzle
+}
+
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+template <int GROUPS_IN_FLIGHT>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(GROUPS_IN_FLIGHT) : "memory");
+}
+
+// Keeps the compiler from moving accumulator reads or writes across the asynchronous wgmma that
+// owns them (between issue and wait the registers belong to the tensor cores).
+template <int R>
+__device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// The accumulator register lists of m64nNk16: thread-ordered, N/2 fp32 registers.
+#define KTUNE_WGMMA_D64                                                             \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
+  "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define KTUNE_WGMMA_D128                                                            \
+  KTUNE_WGMMA_D64                                                                   \
+  ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, "   \
+  "%47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define KTUNE_WGMMA_D256                                                            \
+  KTUNE_WGMMA_D128                                                                  \
+  ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, "   \
+  "%79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, " \
+  "%95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, "  \
+  "%109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, "   \
+  "%122, %123, %124, %125, %126, %127"
+#define KTUNE_WGMMA_ACC8(i)                                                      \
+  "+f"(d[(i)]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3]),            \
+      "+f"(d[(i) + 4]), "+f"(d[(i) + 5]), "+f"(d[(i) + 6]), "+f"(d[(i) + 7])
+#define KTUNE_WGMMA_ACC32(i)                                                  \
+  KTUNE_WGMMA_ACC8(i), KTUNE_WGMMA_ACC8((i) + 8), KTUNE_WGMMA_ACC8((i) + 16), \
+      KTUNE_WGMMA_ACC8((i) + 24)
+#define KTUNE_WGMMA_ACC64 KTUNE_WGMMA_ACC32(0), KTUNE_WGMMA_ACC32(32)
+#define KTUNE_WGMMA_ACC128 KTUNE_WGMMA_ACC64, KTUNE_WGMMA_ACC32(64), KTUNE_WGMMA_ACC32(96)
+// D += A·B, scale-d = 1 (accumulators start at zero), no negation; then transpose-A, -B.
+#define KTUNE_WGMMA(N, TYPES, DREGS, TAIL, ACC)                                         \
+  asm volatile("wgmma.mma_async.sync.aligned.m64n" #N "k16.f32" TYPES " {" DREGS "}, " \
+               TAIL ";\n"                                                              \
+               : ACC                                                                   \
+               : "l"(desc_a), "l"(desc_b), "n"(TRANS_A), "n"(TRANS_B)                  \
+               : "memory")
+
+// One m64nNk16 wgmma of the warpgroup: d (N/2 fp32 per thread) += A(64×16)·B(16×N).
+template <typename T, int N, int TRANS_A, int TRANS_B>
+__device__ __forceinline__ void wgmma(float (&d)[N / 2], unsigned long long desc_a,
+                                      unsigned long long desc_b) {
+  static_assert(N == 64 || N == 128 || N == 256, "wgmma N: 64, 128 or 256");
+  if constexpr (Elem<T>::BF16) {
+    if constexpr (N == 64)
+      KTUNE_WGMMA(64, ".bf16.bf16", KTUNE_WGMMA_D64, "%32, %33, 1, 1, 1, %34, %35",
+                  KTUNE_WGMMA_ACC32(0));
+    else if constexpr (N == 128)
+      KTUNE_WGMMA(128, ".bf16.bf16", KTUNE_WGMMA_D128, "%64, %65, 1, 1, 1, %66, %67",
+                  KTUNE_WGMMA_ACC64);
+    else
+      KTUNE_WGMMA(256, ".bf16.bf16", KTUNE_WGMMA_D256, "%128, %129, 1, 1, 1, %130, %131",
+                  KTUNE_WGMMA_ACC128);
+  } else {
+    if constexpr (N == 64)
+      KTUNE_WGMMA(64, ".f16.f16", KTUNE_WGMMA_D64, "%32, %33, 1, 1, 1, %34, %35",
+                  KTUNE_WGMMA_ACC32(0));
+    else if constexpr (N == 128)
+      KTUNE_WGMMA(128, ".f16.f16", KTUNE_WGMMA_D128, "%64, %65, 1, 1, 1, %66, %67",
+                  KTUNE_WGMMA_ACC64);
+    else
+      KTUNE_WGMMA(256, ".f16.f16", KTUNE_WGMMA_D256, "%128, %129, 1, 1, 1, %130, %131",
+                  KTUNE_WGMMA_ACC128);
+  }
+}
+
+#undef KTUNE_WGMMA
+#undef KTUNE_WGMMA_ACC128
+#undef KTUNE_WGMMA_ACC64
+#undef KTUNE_WGMMA_ACC32
+#undef KTUNE_WGMMA_ACC8
+#undef KTUNE_WGMMA_D256
+#undef KTUNE_WGMMA_D128
+#undef KTUNE_WGMMA_D64
+
+}  // namespace gemm_wgmma_detail
+
+template <typename T, int A_ROW_MAJOR, int B_ROW_MAJOR, int BLOCK_M, int BLOCK_N, int BLOCK_K,
+          int NUM_STAGES, int NUM_CONSUMERS, int GROUP_M, int CLUSTER_M, int BLOCKS_PER_SM>
+__global__ void __cluster_dims__(CLUSTER_M, 1, 1)
+    __launch_bounds__((NUM_CONSUMERS + 1) * 128, BLOCKS_PER_SM)
+ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
+                 T* __restrict__ C, int M, int N, int K) {
+  using namespace gemm_wgmma_detail;
+  constexpr int E = sizeof(T);
+  constexpr int CHUNK = SWIZZLE_ROW / E;           // elements in one swizzle row: 64
+  constexpr int WG_M = BLOCK_M / NUM_CONSUMERS;    // rows of one consumer warpgroup
+  constexpr int MI = WG_M / 64;                    // m64 wgmma per k16 step
+  constexpr int KSTEPS = BLOCK_K / 16;
+  constexpr int ACC = BLOCK_N / 2;                 // fp32 accumulators per thread per m64
+  constexpr int A_STAGE = BLOCK_M * BLOCK_K * E;
+  constexpr int B_STAGE = BLOCK_N * BLOCK_K * E;
+  constexpr int PANEL = BLOCK_K * SWIZZLE_ROW;     // one 64-wide M/N chunk of an M/N-major tile
+  // Registers: __launch_bounds__ caps each thread at ENTRY_REGS (the register file split over
+  // the blocks, in steps of 8); setmaxnreg then moves the producer's share to the consumers,
+  // within the block's allocation. configs/gemm_wgmma.json restates these three.
+  constexpr int THREADS = (NUM_CONSUMERS + 1) * 128;
+  constexpr int ENTRY_REGS = imin(65536 / (THREADS * BLOCKS_PER_SM), 256) / 8 * 8;
+  constexpr int PRODUCER_REGS = BLOCKS_PER_SM == 1 ? 40 : 24;
+  constexpr int CONSUMER_REGS =
+      imin(240, (ENTRY_REGS * (NUM_CONSUMERS + 1) - PRODUCER_REGS) / NUM_CONSUMERS / 8 * 8);
+  constexpr int B_SLICE = BLOCK_N / CLUSTER_M;     // columns of the B tile this CTA fetches
+  static_assert(E == 2, "gemm_wgmma: 16-bit element types only");
+  static_assert(NUM_CONSUMERS == 1 || NUM_CONSUMERS == 2, "NUM_CONSUMERS: 1 or 2");
+  static_assert(WG_M == 64 || WG_M == 128, "BLOCK_M / NUM_CONSUMERS: 64 or 128");
+  static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 256, "BLOCK_N: 64, 128 or 256");
+  static_assert(BLOCK_K == CHUNK, "BLOCK_K: one 128-byte swizzle row");
+  static_assert(MI * ACC <= 128 && MI * ACC + 40 <= CONSUMER_REGS,
+                "accumulators do not fit the consumer's registers");
+  static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "CLUSTER_M: 1 or 2");
+  static_assert(BLOCKS_PER_SM == 1 || BLOCKS_PER_SM == 2, "BLOCKS_PER_SM: 1 or 2");
+  // Two blocks of three warpgroups cap every thread at 80 registers at entry, and ptxas then
+  // finds too few for the wgmma (error C7602), setmaxnreg notwithstanding.
+  static_assert(BLOCKS_PER_SM == 1 || NUM_CONSUMERS == 1, "BLOCKS_PER_SM 2 needs NUM_CONSUMERS 1");
+  static_assert(B_ROW_MAJOR ? B_SLICE % CHUNK == 0 : B_SLICE % 8 == 0,
+                "the B tile must split into whole boxes across the cluster");
+  static_assert(NUM_STAGES >= 2 && GROUP_M >= 1, "NUM_STAGES >= 2, GROUP_M >= 1");
+  static_assert(2 * NUM_STAGES * 8 <= SMEM_SLACK - 1024, "mbarriers must fit in the slack");
+
+  // Cluster tile (CLUSTER_M*BLOCK_M rows), in grouped order: GROUP_M rows of cluster tiles are
+  // walked column by column. CTA `rank` of the cluster takes the rank-th BLOCK_M rows; past the
+  // edge of M it still fetches its share of B for the others, and stores nothing.
+  const unsigned rank = CLUSTER_M == 1 ? 0 : cluster_rank();
+  const int tile = blockIdx.x / CLUSTER_M;
+  const int tiles_m = cdiv(M, CLUSTER_M * BLOCK_M), tiles_n = cdiv(N, BLOCK_N);
+  const int per_group = GROUP_M * tiles_n;
+  const int group = tile / per_group;
+  const int first_m = group * GROUP_M;
+  const int group_rows = imin(tiles_m - first_m, GROUP_M);
+  const int in_group = tile % per_group;
+  const int m0 = ((first_m + in_group % group_rows) * CLUSTER_M + rank) * BLOCK_M;
+  const int n0 = (in_group / group_rows) * BLOCK_N;
+
+  // Shared layout from the first 1024-byte boundary: NUM_STAGES A tiles, NUM_STAGES B tiles,
+  // then NUM_STAGES "full" and NUM_STAGES "empty" mbarriers.
+  extern __shared__ __align__(1024) unsigned char smem[];
+  const unsigned a_tiles = (smem_addr(smem) + SWIZZLE_ATOM - 1) & ~unsigned(SWIZZLE_ATOM - 1);
+  const unsigned b_tiles = a_tiles + NUM_STAGES * A_STAGE;
+  const unsigned full_bar = b_tiles + NUM_STAGES * B_STAGE;
+  const unsigned empty_bar = full_bar + 8 * NUM_STAGES;
+  const int k_tiles = cdiv(K, BLOCK_K);
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < NUM_STAGES; ++s) {
+      mbar_init(full_bar + 8 * s, 1);                       // the producer's expect_tx arrival
+      mbar_init(empty_bar + 8 * s, CLUSTER_M * NUM_CONSUMERS * 4);  // each consumer warp
+    }
+    // Make the initialized barriers visible to the TMA unit (the async proxy) and the cluster.
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  if (CLUSTER_M > 1)
+    cluster_sync();  // no CTA may signal a peer's barriers before the peer initialized them
+  else
+    __syncthreads();
+
+  if (threadIdx.x < 128) {
+    // ---- producer warpgroup: one thread issues every copy ----
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(PRODUCER_REGS));
+    if (threadIdx.x == 0) {
+      prefetch_tensor_map(&tmA);
+      prefetch_tensor_map(&tmB);
+      int s = 0;
+      unsigned phase = 0;
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        mbar_wait(empty_bar + 8 * s, phase ^ 1);
+        const unsigned bar = full_bar + 8 * s;
+        mbar_arrive_expect_tx(bar, A_STAGE + B_STAGE);
+        const int k0 = kt * BLOCK_K;
+        const unsigned a_dst = a_tiles + s * A_STAGE, b_dst = b_tiles + s * B_STAGE;
+        if (A_ROW_MAJOR) {
+          tma_load_2d(a_dst, &tmA, bar, k0, m0);
+        } else {
+#pragma unroll
+          for (int i = 0; i < BLOCK_M / CHUNK; ++i)
+            tma_load_2d(a_dst + i * PANEL, &tmA, bar, m0 + i * CHUNK, k0);
+        }
+        // This CTA's slice of B: panels [rank*B_SLICE/64, ...) of a row-major (N-contiguous)
+        // tile, or rows [rank*B_SLICE, ...) of a K-contiguous one.
+        if (B_ROW_MAJOR) {
+#pragma unroll
+          for (int j = 0; j < B_SLICE / CHUNK; ++j) {
+            const int col = rank * B_SLICE + j * CHUNK;
+            if (CLUSTER_M == 1)
+              tma_load_2d(b_dst + j * PANEL, &tmB, bar, n0 + col, k0);
+            else
+              tma_load_2d_multicast(b_dst + (col / CHUNK) * PANEL, &tmB, bar, n0 + col, k0,
+                                    (1u << CLUSTER_M) - 1);
+          }
+        } else {
+          if (CLUSTER_M == 1)
+            tma_load_2d(b_dst, &tmB, bar, k0, n0);
+          else
+            tma_load_2d_multicast(b_dst + rank * B_SLICE * SWIZZLE_ROW, &tmB, bar, k0,
+                                  n0 + rank * B_SLICE, (1u << CLUSTER_M) - 1);
+        }
+        if (++s == NUM_STAGES) {
+          s = 0;
+          phase ^= 1;
+        }
+      }
+    }
+  } else {
+    // ---- consumer warpgroups ----
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMER_REGS));
+    const int consumer = threadIdx.x / 128 - 1;
+    const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+
+    // Descriptors of stage 0, k-step 0, this consumer's first m64 slice. K-major tiles are rows
+    // of 128 bytes (8-row groups 1024 bytes apart) and a k16 step moves 32 bytes along the row;
+    // M/N-major tiles are 64-wide panels of BLOCK_K rows and a k16 step moves 16 rows (2048 B).
+    constexpr unsigned A_KSTEP = A_ROW_MAJOR ? 16 * E : 16 * SWIZZLE_ROW;
+    constexpr unsigned B_KSTEP = B_ROW_MAJOR ? 16 * SWIZZLE_ROW : 16 * E;
+    constexpr unsigned A_MSTEP = A_ROW_MAJOR ? 64 * SWIZZLE_ROW : PANEL;  // next m64 slice
+    const unsigned long long desc_a0 =
+        make_desc(a_tiles + consumer * MI * A_MSTEP, A_ROW_MAJOR ? 16 : PANEL, SWIZZLE_ATOM);
+    const unsigned long long desc_b0 =
+        make_desc(b_tiles, B_ROW_MAJOR ? PANEL : 16, SWIZZLE_ATOM);
+
+    float acc[MI][ACC];
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+      for (int i = 0; i < ACC; ++i) acc[mi][i] = 0.f;
+
+    int s = 0, prev = 0;
+    unsigned phase = 0;
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      mbar_wait(full_bar + 8 * s, phase);
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi) fence_accumulators(acc[mi]);
+      wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < KSTEPS; ++ks) {
+        // Descriptor addresses are in 16-byte units in the low bits; offsets stay below 256 KB,
+        // so adding them to the encoded descriptor cannot carry into the other fields.
+        const unsigned long long db = desc_b0 + ((s * B_STAGE + ks * B_KSTEP) >> 4);
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) {
+          const unsigned long long da =
+              desc_a0 + ((s * A_STAGE + ks * A_KSTEP + mi * A_MSTEP) >> 4);
+          wgmma<T, BLOCK_N, A_ROW_MAJOR ? 0 : 1, B_ROW_MAJOR ? 1 : 0>(acc[mi], da, db);
+        }
+      }
+      wgmma_commit();
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi) fence_accumulators(acc[mi]);
+      // The group before this one has retired: its stage can be refilled.
+      wgmma_wait<1>();
+      if (kt > 0 && lane == 0) {
+        if (CLUSTER_M == 1) {
+          mbar_arrive(empty_bar + 8 * prev);
+        } else {
+#pragma unroll
+          for (int r = 0; r < CLUSTER_M; ++r) mbar_arrive_cluster(empty_bar + 8 * prev, r);
+        }
+      }
+      prev = s;
+      if (++s == NUM_STAGES) {
+        s = 0;
+        phase ^= 1;
+      }
+    }
+    wgmma_wait<0>();
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) fence_accumulators(acc[mi]);
+
+    // Epilogue: thread (warp, lane) holds rows 16*warp + lane/4 (+8) of each m64 slice and, per
+    // 8-column group j, columns 8j + 2*(lane%4) (+1).
+    const int row_base = m0 + consumer * WG_M + warp * 16 + lane / 4;
+    const int col_base = n0 + 2 * (lane % 4);
+    const bool pairs = (N % 2) == 0;  // a column pair is 4-byte aligned and wholly in or out
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = row_base + mi * 64 + h * 8;
+        if (row >= M) continue;
+        T* const dst = C + static_cast<long long>(row) * N;
+#pragma unroll
+        for (int j = 0; j < BLOCK_N / 8; ++j) {
+          const int col = col_base + 8 * j;
+          const float x = acc[mi][4 * j + 2 * h], y = acc[mi][4 * j + 2 * h + 1];
+          if (pairs) {
+            if (col < N) Elem<T>::store2(dst + col, x, y);
+          } else {
+            if (col < N) Elem<T>::store1(dst + col, x);
+            if (col + 1 < N) Elem<T>::store1(dst + col + 1, y);
+          }
+        }
+      }
+    }
+  }
+  // A CTA's shared memory and barriers must outlive the peers' multicasts and remote arrivals.
+  if (CLUSTER_M > 1) cluster_sync();
+}
