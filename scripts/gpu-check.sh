@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# The GPU machine's whole job in one call: build, run the GPU tests, run the benchmark sweep cold
-# and with a warm compile cache, check the cache answer and `ktune verify`, and leave logs and
-# result files in OUTDIR (summary.txt first; everything else in gpu-check.tar.gz).
+# The GPU machine's whole job: build, run the GPU tests, run the benchmark sweep cold and with a
+# warm compile cache, check the cache answer and `ktune verify`, measure the device's ceilings and
+# write a roofline report, run the benchmark suite twice and compare the runs; logs and result
+# files go to OUTDIR (summary.txt first; everything else in gpu-check.tar.gz).
 #   scripts/gpu-check.sh OUTDIR [extra ktune gemm args...]
+# KTUNE_GPU_STAGES picks stages (default: all): tests, gemm, report, bench. The cache lives in
+# $KTUNE_CACHE_DIR (default /tmp/ktune-gpu-check-cache), so stages split over calls on a machine
+# that stayed warm reuse it.
 # The GPU machine has no GoogleTest package: copy Debian's sources to .deps/googletest and carry
 # that folder (cp -r /usr/src/googletest .deps/).
 set -uo pipefail
@@ -28,12 +32,16 @@ fi
 say "build: $(elapsed "$start") s"
 ktune=$PWD/build-gpu/ktune
 
-# GPU tests (kernels vs cuBLAS over dtypes/layouts/ragged shapes, planted faults, timing sanity).
-ctest --test-dir build-gpu -L gpu --output-on-failure > "$out/logs/gpu-tests.log" 2>&1
-say "gpu tests: exit $? — $(grep -E 'tests passed|tests failed' "$out/logs/gpu-tests.log")"
+stages=${KTUNE_GPU_STAGES:-tests,gemm,report,bench}
+stage() { [[ ",$stages," == *",$1,"* ]]; }
+export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-/tmp/ktune-gpu-check-cache}
 
-# The benchmark: ktune gemm --m 4096, first with an empty compile cache, then warm.
-export KTUNE_CACHE_DIR=$(mktemp -d)
+# GPU tests (kernels vs cuBLAS over dtypes/layouts/ragged shapes, planted faults, timing sanity).
+if stage tests; then
+  ctest --test-dir build-gpu -L gpu --output-on-failure > "$out/logs/gpu-tests.log" 2>&1
+  say "gpu tests: exit $? — $(grep -E 'tests passed|tests failed' "$out/logs/gpu-tests.log")"
+fi
+
 timed() {  # timed NAME ARGS... : runs ktune, logs, prints wall seconds
   local name=$1; shift
   local t0=$(date +%s.%N)
@@ -41,16 +49,39 @@ timed() {  # timed NAME ARGS... : runs ktune, logs, prints wall seconds
   local rc=$?
   say "$name: exit $rc, $(elapsed "$t0") s wall  (ktune $*)"
 }
-timed gemm-4096-cold gemm --m 4096 --out "$out/results" "$@"
-timed gemm-4096-warm gemm --m 4096 --retune --out "$out/results/warm" "$@"
-timed gemm-4096-cached gemm --m 4096 "$@"
-timed verify verify
-grep -E "^ +(1|2|3|ref) |candidates:" "$out/logs/gemm-4096-cold.log" | tee -a "$summary"
-grep -E "^ +(1|ref) |candidates:" "$out/logs/gemm-4096-warm.log" | tee -a "$summary"
-grep -E "cached best" "$out/logs/gemm-4096-cached.log" | tee -a "$summary"
-tail -n 3 "$out/logs/verify.log" | tee -a "$summary"
+# The benchmark: ktune gemm --m 4096, first with an empty compile cache, then warm.
+if stage gemm; then
+  rm -rf "$KTUNE_CACHE_DIR"
+  timed gemm-4096-cold gemm --m 4096 --out "$out/results" "$@"
+  timed gemm-4096-warm gemm --m 4096 --retune --out "$out/results/warm" "$@"
+  timed gemm-4096-cached gemm --m 4096 "$@"
+  timed verify verify
+  grep -E "^ +(1|2|3|ref) |candidates:" "$out/logs/gemm-4096-cold.log" | tee -a "$summary"
+  grep -E "^ +(1|ref) |candidates:" "$out/logs/gemm-4096-warm.log" | tee -a "$summary"
+  grep -E "cached best" "$out/logs/gemm-4096-cached.log" | tee -a "$summary"
+  tail -n 3 "$out/logs/verify.log" | tee -a "$summary"
+  # An independent measurement of the reference (PyTorch's cuBLAS under triton's do_bench).
+  python3 scripts/anchor_check.py 4096 2>&1 | grep anchor | tee -a "$summary"
+fi
 
-# An independent measurement of the reference (PyTorch's cuBLAS under triton's do_bench).
-python3 scripts/anchor_check.py 4096 2>&1 | grep anchor | tee -a "$summary"
+# The device's ceilings and a roofline report of the cold sweep.
+if stage report; then
+  "$ktune" ceilings > "$out/logs/ceilings.log" 2>&1; say "ceilings: exit $?"; tail -n 6 "$out/logs/ceilings.log" | tee -a "$summary"
+  cp "$KTUNE_CACHE_DIR/ceilings.json" "$out/results/" 2>/dev/null
+  for f in "$out"/results/gemm-*.json; do
+    [ -e "$f" ] || continue
+    "$ktune" report "$f" > "$out/logs/report.log" 2>&1; say "report: exit $? ($f)"
+  done
+fi
+
+# The default suite, measured twice, and the two runs compared.
+if stage bench; then
+  timed bench-1 bench suites/default.json --format gbench --out "$out/results" --stem bench-default
+  timed bench-2 bench suites/default.json --format gbench --out "$out/results" --stem bench-rerun
+  "$ktune" compare "$out/results/bench-default.json" "$out/results/bench-rerun.json" \
+    --markdown "$out/results/compare.md" > "$out/logs/compare.log" 2>&1
+  say "compare: exit $?"; cat "$out/logs/compare.log" | tee -a "$summary"
+  cat "$out/results/bench-default.md" >> "$summary" 2>/dev/null
+fi
 
 tar -czf "$out/gpu-check.tar.gz" -C "$out" logs results && rm -rf "$out/logs" "$out/results"

@@ -11,6 +11,8 @@ void setup_sweep(CLI::App& app, int& exit_code);
 void setup_verify(CLI::App& app, int& exit_code);
 void setup_compile(CLI::App& app, int& exit_code);
 void setup_cache(CLI::App& app, int& exit_code);
+void setup_ceilings(CLI::App& app, int& exit_code);
+void setup_report(CLI::App& app, int& exit_code);
 void setup_bench(CLI::App& app, int& exit_code);
 void setup_compare(CLI::App& app, int& exit_code);
 void setup_worker(CLI::App& app, int& exit_code);
@@ -21,6 +23,8 @@ inline void register_commands(CLI::App& app, int& exit_code) {
   setup_verify(app, exit_code);
   setup_compile(app, exit_code);
   setup_cache(app, exit_code);
+  setup_ceilings(app, exit_code);
+  setup_report(app, exit_code);
   setup_bench(app, exit_code);
   setup_compare(app, exit_code);
   setup_worker(app, exit_code);

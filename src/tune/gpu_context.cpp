@@ -35,6 +35,10 @@ GpuContext::GpuContext(const std::filesystem::path& compile_cache_dir)
     : compile_cache_dir_(compile_cache_dir), device_(cuda::query_device()) {
   KTUNE_CUBLAS(cublasCreate(&cublas_));
   KTUNE_CUBLAS(cublasSetStream(cublas_, stream_.get()));
+  // A generous workspace (set after the stream, which resets it), so cuBLAS's heuristics may pick
+  // any algorithm: the reference must be at its best, as PyTorch gives it one too.
+  cublas_workspace_ = cuda::DeviceBuffer(kCublasWorkspaceBytes);
+  KTUNE_CUBLAS(cublasSetWorkspace(cublas_, cublas_workspace_.get(), cublas_workspace_.bytes()));
   flush_buffer_ = cuda::DeviceBuffer(static_cast<size_t>(std::max<int64_t>(device_.l2_bytes, 1 << 20)) * 2);
   compare_scratch_ = cuda::DeviceBuffer(sizeof(CompareScratch));
 }

@@ -45,6 +45,8 @@ class GpuContext {
   DeviceInfo device_;
   cuda::Stream stream_;
   cublasHandle_t cublas_ = nullptr;
+  static constexpr size_t kCublasWorkspaceBytes = size_t{64} << 20;
+  cuda::DeviceBuffer cublas_workspace_;
   cuda::DeviceBuffer flush_buffer_;
   cuda::DeviceBuffer compare_scratch_;
   unsigned flush_value_ = 0;

@@ -5,6 +5,7 @@
 //   baseline {rule, warmup_ms}              -> {ok, record}               the library call, timed
 //   run      {cubin_path, lowered_name, launch, rule, warmup_ms, best_ms, verify_only}
 //                                           -> {ok, record}               one candidate
+//   ceilings {rule, warmup_ms}              -> {ok, ceilings}             copy bandwidth, cuBLAS peaks
 // A reply with "fatal": true means the worker exits next (a sticky CUDA error).
 #pragma once
 

@@ -70,6 +70,15 @@ CandidateRecord Session::time_baseline(const StoppingRule& rule, double warmup_m
   return reply.body.at("record").get<CandidateRecord>();
 }
 
+Ceilings Session::measure_ceilings(const StoppingRule& rule, double warmup_ms) {
+  ensure_ready();
+  auto reply = call({{"op", "ceilings"}, {"rule", rule}, {"warmup_ms", warmup_ms}}, options_.setup_timeout);
+  if (reply.status != WorkerClient::Status::ok) throw Error("measuring the ceilings failed: " + reply.detail);
+  if (!reply.body.value("ok", false) || !reply.body.contains("ceilings"))
+    throw Error("measuring the ceilings failed: " + reply.body.value("error", "unknown error"));
+  return reply.body.at("ceilings").get<Ceilings>();
+}
+
 void Session::run_candidate(CandidateRecord& rec, const StoppingRule& rule, double warmup_ms, double best_ms,
                             bool verify_only) {
   ensure_ready();

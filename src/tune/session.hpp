@@ -8,6 +8,7 @@
 
 #include "bench/stopping_rule.hpp"
 #include "families/tolerance.hpp"
+#include "store/ceilings.hpp"
 #include "tune/record.hpp"
 #include "tune/worker_client.hpp"
 
@@ -36,6 +37,9 @@ class Session {
   // Runs one compiled candidate: fills disposition, reason, error, time, samples, pruned.
   void run_candidate(CandidateRecord& rec, const StoppingRule&, double warmup_ms, double best_ms,
                      bool verify_only);
+
+  // Measures this device's copy bandwidth and cuBLAS peaks (tune/ceilings_probe.hpp).
+  Ceilings measure_ceilings(const StoppingRule&, double warmup_ms);
 
   int worker_restarts() const { return restarts_; }
 

@@ -13,6 +13,7 @@
 #include "cuda/check.hpp"
 #include "families/family.hpp"
 #include "store/record_json.hpp"
+#include "tune/ceilings_probe.hpp"
 #include "tune/gpu_context.hpp"
 #include "tune/protocol.hpp"
 #include "util/fs.hpp"
@@ -32,6 +33,9 @@ class Worker {
     if (op == "problem") return problem(request);
     if (op == "baseline") return baseline(request);
     if (op == "run") return run(request);
+    if (op == "ceilings")
+      return {{"ok", true},
+              {"ceilings", probe_ceilings(*gpu_, request.at("rule").get<StoppingRule>(), request.at("warmup_ms"))}};
     return {{"ok", false}, {"error", "unknown op " + op}};
   }
 

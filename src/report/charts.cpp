@@ -1,0 +1,250 @@
+// The report's SVG charts; see charts.hpp for what they show.
+#include "report/charts.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numbers>
+#include <set>
+
+#include "report/svg.hpp"
+
+namespace ktune {
+namespace {
+
+using svg::escape;
+using svg::px;
+using svg::short_number;
+
+constexpr double kWidth = 920, kHeight = 520;
+const svg::Frame kFrame{80, 46, 560, 400};
+constexpr double kLegendX = 665;
+
+double decade_below(double v) { return std::pow(10.0, std::floor(std::log10(v))); }
+double decade_above(double v) { return std::pow(10.0, std::ceil(std::log10(v))); }
+
+std::string open_svg(const std::string& id, const std::string& title) {
+  return fmt::format(
+      "<svg id=\"{}\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+      "viewBox=\"0 0 {} {}\" font-family=\"sans-serif\" role=\"img\" aria-label=\"{}\">\n"
+      "<rect class=\"background\" x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n"
+      "<text class=\"chart-title\" x=\"{}\" y=\"26\" font-size=\"16\" font-weight=\"bold\" fill=\"#111\">{}</text>\n",
+      id, kWidth, kHeight, kWidth, kHeight, escape(title), kWidth, kHeight, px(kFrame.left), escape(title));
+}
+
+// Marker shapes, centred on (x, y).
+std::string circle(const std::string& cls, double x, double y, double r, const std::string& fill,
+                   const std::string& stroke, const std::string& tip) {
+  return fmt::format("<circle class=\"{}\" cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\" stroke=\"{}\" "
+                     "fill-opacity=\"0.6\"><title>{}</title></circle>\n",
+                     cls, px(x), px(y), px(r), fill, stroke, escape(tip));
+}
+
+std::string square(const std::string& cls, double x, double y, double half, const std::string& fill,
+                   const std::string& tip) {
+  return fmt::format("<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"#000\" "
+                     "stroke-width=\"1.5\"><title>{}</title></rect>\n",
+                     cls, px(x - half), px(y - half), px(2 * half), px(2 * half), fill, escape(tip));
+}
+
+std::string diamond(const std::string& cls, double x, double y, double r, const std::string& fill,
+                    const std::string& tip) {
+  return fmt::format("<polygon class=\"{}\" points=\"{},{} {},{} {},{} {},{}\" fill=\"{}\" stroke=\"#000\" "
+                     "stroke-width=\"1.5\"><title>{}</title></polygon>\n",
+                     cls, px(x), px(y - r), px(x + r), px(y), px(x), px(y + r), px(x - r), px(y), fill, escape(tip));
+}
+
+std::string legend_text(double y, const std::string& text) {
+  return fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"#222\">{}</text>\n", px(kLegendX + 22),
+                     px(y + 4), escape(text));
+}
+
+std::string point_tip(const ReportProblem& p, const ReportRecord& r) {
+  std::string who = r.source == "cublas" || r.params.empty() ? r.kernel_name : params_text(r.params);
+  return fmt::format("{} · {} · {} · {:.4f} ms · {:.1f} TFLOPS · {:.1f}% of roof", shape_text(p.problem),
+                     provider_name(r.source), who, r.median_ms, r.roof.achieved_tflops, r.roof.pct_attainable);
+}
+
+}  // namespace
+
+std::string roofline_svg(const Report& report) {
+  const Ceilings& c = report.ceilings;
+  const double bw_tflops_per_intensity = c.copy_gbps * 1e9 / 1e12;  // TFLOPS per FLOP/B on the memory roof
+
+  // The domain holds every problem's intensity, every ridge and every point, with room around.
+  std::map<std::string, double> peaks;  // dtype -> compute roof, for the dtypes in the file
+  double i_min = INFINITY, i_max = 0, t_min = INFINITY;
+  for (const ReportProblem& p : report.problems) {
+    peaks[p.problem.dtype] = p.roofs.compute_tflops;
+    i_min = std::min({i_min, p.intensity, p.ridge});
+    i_max = std::max({i_max, p.intensity, p.ridge});
+    for (const ReportRecord& r : p.records)
+      if (r.disposition == Disposition::passed) t_min = std::min(t_min, r.roof.achieved_tflops);
+  }
+  double peak_max = 0, ridge_max = 0;
+  for (const auto& [dtype, peak] : peaks) {
+    peak_max = std::max(peak_max, peak);
+    ridge_max = std::max(ridge_max, peak / bw_tflops_per_intensity);
+  }
+  if (report.problems.empty()) i_min = i_max = 1;
+  const double x_lo = decade_below(std::max(i_min, 1e-6) / 3), x_hi = decade_above(std::max(i_max, x_lo) * 3);
+  const double y_lo = decade_below(std::min(t_min, x_lo * bw_tflops_per_intensity));
+  const double y_hi = std::max(peak_max, y_lo * 10) * 1.6;
+  const svg::Scale x = svg::Scale::log(x_lo, x_hi, kFrame.left, kFrame.right());
+  const svg::Scale y = svg::Scale::log(y_lo, y_hi, kFrame.bottom(), kFrame.top);
+
+  std::string out = open_svg("roofline", fmt::format("Roofline ({} roofs)", c.source));
+  out += svg::axes(kFrame, x, y, "arithmetic intensity (FLOP per byte, minimum traffic)", "TFLOPS");
+
+  // Roofs: one memory diagonal up to the highest ridge, then each dtype's flat compute roof.
+  out += "<g class=\"roofs\">\n";
+  const double mem_y0 = x_lo * bw_tflops_per_intensity;
+  out += fmt::format("<line class=\"roof roof-memory\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#d62728\" "
+                     "stroke-width=\"2.5\"><title>memory roof {:.0f} GB/s ({})</title></line>\n",
+                     px(x(x_lo)), px(y(mem_y0)), px(x(ridge_max)), px(y(peak_max)), c.copy_gbps, c.source);
+  const double angle = std::atan2(y(peak_max) - y(mem_y0), x(ridge_max) - x(x_lo)) * 180 / std::numbers::pi;
+  out += fmt::format("<text class=\"roof-label\" transform=\"translate({} {}) rotate({})\" font-size=\"12\" "
+                     "fill=\"#d62728\">copy {:.0f} GB/s ({})</text>\n",
+                     px(x(x_lo) + 12), px(y(mem_y0 * 1.6) - 6), px(angle), c.copy_gbps, c.source);
+  int row = 0;  // labels of several dtypes stack instead of overlapping
+  for (const auto& [dtype, peak] : peaks) {
+    const double ridge = peak / bw_tflops_per_intensity;
+    const int label_row = row++;
+    out += fmt::format("<line class=\"roof roof-compute\" data-dtype=\"{}\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" "
+                       "stroke=\"#d62728\" stroke-width=\"2.5\"><title>{} compute roof {:.0f} TFLOPS ({})</title>"
+                       "</line>\n",
+                       dtype, px(x(ridge)), px(y(peak)), px(x(x_hi)), px(y(peak)), dtype, peak, c.source);
+    out += fmt::format("<text class=\"roof-label\" x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"#d62728\" "
+                       "text-anchor=\"end\">{} {:.0f} TFLOPS ({})</text>\n",
+                       px(kFrame.right() - 4), px(y(peak) - 6 - 14 * label_row), dtype, peak, c.source);
+    out += fmt::format("<line class=\"ridge\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#d62728\" "
+                       "stroke-dasharray=\"3 4\"><title>{3} ridge point {4:.1f} FLOP/B</title></line>\n",
+                       px(x(ridge)), px(y(peak)), px(kFrame.bottom()), dtype, ridge);
+    out += fmt::format("<text class=\"ridge-label\" x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#d62728\">{} ridge "
+                       "{:.0f}</text>\n",
+                       px(x(ridge) + 4), px(kFrame.bottom() - 6 - 13 * label_row), dtype, ridge);
+  }
+  out += "</g>\n";
+
+  // Points: candidates under the references under the winners, so the marked ones stay visible.
+  std::string candidates, references, winners;
+  for (size_t pi = 0; pi < report.problems.size(); ++pi) {
+    const ReportProblem& p = report.problems[pi];
+    const std::string& colour = svg::color(pi);
+    for (size_t i = 0; i < p.records.size(); ++i) {
+      const ReportRecord& r = p.records[i];
+      if (r.disposition != Disposition::passed) continue;
+      const double cx = x(r.roof.intensity), cy = y(r.roof.achieved_tflops);
+      const std::string tip = point_tip(p, r);
+      if (p.winner == i)
+        winners += diamond("point winner", cx, cy, 9, colour, "winner · " + tip);
+      else if (r.source == "cublas")
+        references += square("point cublas", cx, cy, 5.5, "#444444", tip);
+      else
+        candidates += circle(r.pruned ? "point candidate pruned" : "point candidate", cx, cy, 3.2,
+                             r.pruned ? "none" : colour, colour, tip);
+    }
+  }
+  out += "<g class=\"points\">\n" + candidates + references + winners + "</g>\n";
+
+  // Legend: the markers, then the problems by colour.
+  double ly = kFrame.top + 8;
+  out += "<g class=\"legend\">\n";
+  out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#d62728\" stroke-width=\"2.5\"/>",
+                     px(kLegendX), px(ly), px(kLegendX + 16), px(ly));
+  out += legend_text(ly, fmt::format("roofs ({})", c.source));
+  out += circle("legend-mark", kLegendX + 8, ly += 20, 3.2, "#777777", "#777777", "candidate");
+  out += legend_text(ly, "candidate (passed)");
+  out += circle("legend-mark", kLegendX + 8, ly += 20, 3.2, "none", "#777777", "pruned");
+  out += legend_text(ly, "candidate, pruned early");
+  out += diamond("legend-mark", kLegendX + 8, ly += 22, 8, "#777777", "winner");
+  out += legend_text(ly, "ktune winner");
+  out += square("legend-mark", kLegendX + 8, ly += 22, 5.5, "#444444", "cuBLAS");
+  out += legend_text(ly, "cuBLAS");
+  ly += 12;
+  for (size_t pi = 0; pi < report.problems.size() && pi < 16; ++pi) {
+    out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>", px(kLegendX + 2),
+                       px((ly += 20) - 6), svg::color(pi));
+    out += legend_text(ly, shape_text(report.problems[pi].problem));
+  }
+  if (report.problems.size() > 16) out += legend_text(ly += 20, fmt::format("… {} problems", report.problems.size()));
+  out += "</g>\n</svg>\n";
+  return out;
+}
+
+std::string perf_svg(const Report& report) {
+  // Which problem attributes vary decides how series are named.
+  std::set<std::string> dtypes, layouts;
+  for (const ReportProblem& p : report.problems) {
+    dtypes.insert(p.problem.dtype);
+    layouts.insert(p.problem.layout);
+  }
+  struct Point {
+    double gflop, tflops;
+    std::string tip;
+  };
+  std::map<std::string, std::vector<Point>> series;  // label -> points
+  std::map<std::string, double> peaks;
+  double g_min = INFINITY, g_max = 0, t_max = 0;
+  for (const ReportProblem& p : report.problems) {
+    peaks[p.problem.dtype] = p.roofs.compute_tflops;
+    const std::string suffix =
+        (dtypes.size() > 1 ? " " + p.problem.dtype : "") + (layouts.size() > 1 ? " " + p.problem.layout : "");
+    std::set<std::string> seen;  // the fastest passed record of each provider (records are fastest first)
+    for (size_t i = 0; i < p.records.size(); ++i) {
+      const ReportRecord& r = p.records[i];
+      if (r.disposition != Disposition::passed || !seen.insert(r.source).second) continue;
+      const std::string label = (r.source == "ktune" ? "ktune (best)" : provider_name(r.source)) + suffix;
+      series[label].push_back({p.cost.flops / 1e9, r.roof.achieved_tflops, point_tip(p, r)});
+      g_min = std::min(g_min, p.cost.flops / 1e9);
+      g_max = std::max(g_max, p.cost.flops / 1e9);
+      t_max = std::max(t_max, r.roof.achieved_tflops);
+    }
+  }
+  for (const auto& [dtype, peak] : peaks) t_max = std::max(t_max, peak);
+  if (!(g_max > 0)) g_min = g_max = 1;
+  const svg::Scale x = svg::Scale::log(g_min / 3, g_max * 3, kFrame.left, kFrame.right());
+  const svg::Scale y = svg::Scale::linear(0, std::max(t_max, 1.0) * 1.1, kFrame.bottom(), kFrame.top);
+
+  std::string out = open_svg("perf", "TFLOPS by problem size");
+  out += svg::axes(kFrame, x, y, "problem size (GFLOP per run)", "TFLOPS (median)");
+  out += "<g class=\"roofs\">\n";
+  for (const auto& [dtype, peak] : peaks)
+    out += fmt::format("<line class=\"roof roof-compute\" data-dtype=\"{0}\" x1=\"{1}\" y1=\"{2}\" x2=\"{3}\" "
+                       "y2=\"{2}\" stroke=\"#d62728\" stroke-dasharray=\"6 4\"/>"
+                       "<text class=\"roof-label\" x=\"{3}\" y=\"{4}\" font-size=\"12\" fill=\"#d62728\" "
+                       "text-anchor=\"end\">{0} roof {5:.0f} TFLOPS ({6})</text>\n",
+                       dtype, px(kFrame.left), px(y(peak)), px(kFrame.right() - 4), px(y(peak) - 5), peak,
+                       report.ceilings.source);
+  out += "</g>\n";
+
+  std::string legend = "<g class=\"legend\">\n";
+  double ly = kFrame.top + 8;
+  size_t si = 0;
+  for (auto& [label, points] : series) {
+    const std::string& colour = svg::color(si++);
+    std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.gflop < b.gflop; });
+    std::string path;
+    for (const Point& pt : points)
+      path += fmt::format("{}{},{}", path.empty() ? "" : " ", px(x(pt.gflop)), px(y(pt.tflops)));
+    out += fmt::format("<g class=\"series\" data-label=\"{}\">\n", escape(label));
+    if (points.size() > 1)
+      out += fmt::format("<polyline class=\"series-line\" points=\"{}\" fill=\"none\" stroke=\"{}\" "
+                         "stroke-width=\"2\"/>\n",
+                         path, colour);
+    for (const Point& pt : points)
+      out += circle("point provider", x(pt.gflop), y(pt.tflops), 4.5, colour, colour, pt.tip);
+    out += "</g>\n";
+    legend += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2\"/>",
+                          px(kLegendX), px(ly), px(kLegendX + 16), px(ly), colour);
+    legend += circle("legend-mark", kLegendX + 8, ly, 4.5, colour, colour, label);
+    legend += legend_text(ly, label);
+    ly += 20;
+  }
+  out += legend + "</g>\n</svg>\n";
+  return out;
+}
+
+}  // namespace ktune

@@ -1,0 +1,83 @@
+// The report as CSV: one row per timed record; see writers.hpp. Columns: family, the problem's
+// dims (M, N, K first, then others by name), dtype, layout, source, role (winner, reference or
+// empty), config_name, params (NAME=VALUE ...), kernel_name, disposition, pruned, samples,
+// median_ms, flops, min_bytes, intensity, ridge, bound, achieved_tflops, achieved_gbps,
+// compute_roof_tflops, memory_roof_gbps, attainable_tflops, pct_compute_roof, pct_memory_roof,
+// pct_attainable, ratio_vs_reference, ceilings (measured or datasheet). Quoted as RFC 4180 asks.
+#include <fmt/format.h>
+
+#include <set>
+
+#include "report/writers.hpp"
+
+namespace ktune {
+namespace {
+
+std::string field(std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + '"';
+}
+
+std::string number(double v) { return fmt::format("{}", v); }
+
+std::vector<std::string> dim_names(const Report& report) {
+  std::set<std::string> names;
+  for (const ReportProblem& p : report.problems)
+    for (const auto& [name, value] : p.problem.dims) names.insert(name);
+  std::vector<std::string> out;
+  for (const char* name : {"M", "N", "K"})
+    if (names.erase(name)) out.push_back(name);
+  out.insert(out.end(), names.begin(), names.end());
+  return out;
+}
+
+}  // namespace
+
+std::string report_to_csv(const Report& report) {
+  const std::vector<std::string> dims = dim_names(report);
+  std::vector<std::string> header = {"family"};
+  header.insert(header.end(), dims.begin(), dims.end());
+  for (const char* c : {"dtype", "layout", "source", "role", "config_name", "params", "kernel_name", "disposition",
+                        "pruned", "samples", "median_ms", "flops", "min_bytes", "intensity", "ridge", "bound",
+                        "achieved_tflops", "achieved_gbps", "compute_roof_tflops", "memory_roof_gbps",
+                        "attainable_tflops", "pct_compute_roof", "pct_memory_roof", "pct_attainable",
+                        "ratio_vs_reference", "ceilings"})
+    header.push_back(c);
+
+  std::string out;
+  auto line = [&out](const std::vector<std::string>& cells) {
+    for (size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + field(cells[i]);
+    out += "\n";
+  };
+  line(header);
+  for (const ReportProblem& p : report.problems) {
+    for (size_t i = 0; i < p.records.size(); ++i) {
+      const ReportRecord& r = p.records[i];
+      const RooflinePoint& f = r.roof;
+      std::vector<std::string> cells = {p.problem.family};
+      for (const std::string& d : dims) {
+        auto it = p.problem.dims.find(d);
+        cells.push_back(it == p.problem.dims.end() ? "" : std::to_string(it->second));
+      }
+      const char* role = p.winner == i ? "winner" : p.reference == i ? "reference" : "";
+      for (std::string cell :
+           {p.problem.dtype, p.problem.layout, r.source, std::string(role), r.config_name, params_text(r.params),
+            r.kernel_name, std::string(to_string(r.disposition)), std::string(r.pruned ? "true" : "false"),
+            std::to_string(r.samples), number(r.median_ms), number(f.flops), number(f.bytes), number(f.intensity),
+            number(f.ridge), f.bound, number(f.achieved_tflops), number(f.achieved_gbps),
+            number(p.roofs.compute_tflops), number(p.roofs.memory_gbps), number(f.attainable_tflops),
+            number(f.pct_compute_roof), number(f.pct_memory_roof), number(f.pct_attainable),
+            number(r.ratio_vs_reference), report.ceilings.source})
+        cells.push_back(std::move(cell));
+      line(cells);
+    }
+  }
+  return out;
+}
+
+}  // namespace ktune

@@ -1,0 +1,127 @@
+// The report as one self-contained HTML page: inline CSS, the two SVG charts (report/charts.hpp)
+// and the tables, no scripts and nothing fetched, so it opens from a CI artifact or an e-mail the
+// same way. Datasheet ceilings are flagged in a box above the charts.
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "report/charts.hpp"
+#include "report/svg.hpp"
+#include "report/writers.hpp"
+
+namespace ktune {
+namespace {
+
+using svg::escape;
+
+constexpr size_t kTopCandidates = 10;
+
+const char* kStyle = R"(
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px; color: #111; max-width: 1100px; }
+h1 { font-size: 22px; margin-bottom: 4px; }
+h2 { font-size: 18px; margin-top: 28px; }
+h3 { font-size: 15px; margin-top: 22px; }
+.meta { color: #555; font-size: 13px; }
+code { font-family: ui-monospace, monospace; font-size: 12px; }
+table { border-collapse: collapse; font-size: 13px; margin: 8px 0; }
+th, td { border: 1px solid #d0d0d0; padding: 3px 8px; text-align: right; }
+th { background: #f3f3f3; }
+td.text, th.text { text-align: left; }
+tr.winner td { background: #eef6ee; font-weight: 600; }
+tr.reference td { background: #f1f1f1; }
+.note { font-size: 13px; }
+.datasheet { background: #fff3cd; border: 1px solid #d9a400; padding: 8px 12px; }
+figure { margin: 16px 0; }
+figcaption { font-size: 13px; color: #444; max-width: 900px; }
+)";
+
+std::string pct(double v) { return fmt::format("{:.1f}%", v); }
+
+std::string td(const std::string& text, bool is_text = false) {
+  return fmt::format("<td{}>{}</td>", is_text ? " class=\"text\"" : "", escape(text));
+}
+
+std::string summary_table(const Report& report) {
+  std::string t =
+      "<table class=\"summary\"><tr><th class=\"text\">problem</th><th>intensity (FLOP/B)</th><th>ridge</th>"
+      "<th class=\"text\">bound</th><th>ktune best TFLOPS</th><th>% of roof</th><th>cuBLAS TFLOPS</th>"
+      "<th>% of roof</th><th>ktune / cuBLAS</th></tr>\n";
+  for (const ReportProblem& p : report.problems) {
+    auto figures = [&](const std::optional<size_t>& i) {
+      if (!i) return td("—") + td("—");
+      const RooflinePoint& f = p.records[*i].roof;
+      return td(fmt::format("{:.1f}", f.achieved_tflops)) + td(pct(f.pct_attainable));
+    };
+    std::string ratio = "—";
+    if (p.winner && p.reference)
+      ratio = fmt::format("{:.3f}x", p.records[*p.reference].median_ms / p.records[*p.winner].median_ms);
+    t += "<tr>" + td(shape_text(p.problem), true) + td(fmt::format("{:.1f}", p.intensity)) +
+         td(fmt::format("{:.1f}", p.ridge)) + td(p.bound, true) + figures(p.winner) + figures(p.reference) + td(ratio) +
+         "</tr>\n";
+  }
+  return t + "</table>\n";
+}
+
+std::string problem_section(const ReportProblem& p, const Ceilings& c) {
+  std::string s = fmt::format("<section class=\"problem\"><h3>{}</h3>\n", escape(p.problem.describe()));
+  std::string counts = fmt::format("{} passed", p.passed_candidates);
+  for (const auto& [disposition, n] : p.untimed) counts += fmt::format(", {} {}", n, disposition);
+  s += fmt::format("<p class=\"note\">FLOPs {:.4g} · min bytes {:.4g} · intensity {:.1f} FLOP/B · ridge {:.1f} "
+                   "FLOP/B → <b>{}-bound</b> · roofs {:.0f} TFLOPS, {:.0f} GB/s ({}) · candidates: {}</p>\n",
+                   p.cost.flops, p.cost.min_bytes, p.intensity, p.ridge, p.bound, p.roofs.compute_tflops,
+                   p.roofs.memory_gbps, escape(c.source), escape(counts));
+  s += "<table class=\"candidates\"><tr><th>#</th><th class=\"text\">source</th><th class=\"text\">config</th>"
+       "<th>median ms</th><th>TFLOPS</th><th>GB/s</th><th>% compute roof</th><th>% memory roof</th>"
+       "<th>vs cuBLAS</th><th class=\"text\">note</th></tr>\n";
+  size_t shown = 0;
+  for (size_t i = 0; i < p.records.size(); ++i) {
+    const ReportRecord& r = p.records[i];
+    const bool is_reference = p.reference == i, is_winner = p.winner == i;
+    if (!is_reference && shown >= kTopCandidates) continue;
+    if (!is_reference) ++shown;
+    s += fmt::format("<tr{}>", is_winner ? " class=\"winner\"" : is_reference ? " class=\"reference\"" : "");
+    s += td(is_reference ? "ref" : std::to_string(shown)) + td(provider_name(r.source), true) +
+         td(record_config(r), true) + td(fmt::format("{:.4f}", r.median_ms)) +
+         td(fmt::format("{:.1f}", r.roof.achieved_tflops)) + td(fmt::format("{:.0f}", r.roof.achieved_gbps)) +
+         td(pct(r.roof.pct_compute_roof)) + td(pct(r.roof.pct_memory_roof)) +
+         td(fmt::format("{:.3f}x", r.ratio_vs_reference)) + td(record_note(p, i), true) + "</tr>\n";
+  }
+  return s + "</table></section>\n";
+}
+
+}  // namespace
+
+std::string report_to_html(const Report& report) {
+  const DeviceInfo& d = report.run.device;
+  const Ceilings& c = report.ceilings;
+  const std::string file = std::filesystem::path(report.results_file).filename().string();
+  std::string h = fmt::format("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                              "<title>ktune report: {}</title>\n<style>{}</style>\n</head>\n<body>\n",
+                              escape(file), kStyle);
+  h += fmt::format("<h1>ktune report: {}</h1>\n"
+                   "<p class=\"meta\">{} ({}, {} SMs, driver {}) · <code>{}</code> · {}</p>\n",
+                   escape(file), escape(d.name), escape(d.arch()), d.sm_count, d.driver_version,
+                   escape(report.run.command), escape(report.run.started_at));
+
+  h += fmt::format("<section id=\"ceilings\"><h2>Ceilings ({})</h2>\n<p class=\"note{}\">{}</p>\n", escape(c.source),
+                   c.source == "datasheet" ? " datasheet" : "", escape(ceilings_note(c)));
+  h += "<table><tr><th class=\"text\">roof</th><th>value</th><th class=\"text\">measured with</th></tr>\n";
+  for (const CeilingRow& row : ceiling_rows(c))
+    h += "<tr>" + td(row.roof, true) + td(row.value) + td(row.how, true) + "</tr>\n";
+  h += "</table></section>\n";
+
+  h += "<section id=\"charts\"><h2>Charts</h2>\n<figure>\n" + roofline_svg(report) +
+       "<figcaption>Every passed candidate is a point at its problem's arithmetic intensity (FLOPs over the minimum "
+       "bytes: each input read once, the output written once) and its median TFLOPS. Hover a point for its "
+       "configuration.</figcaption>\n</figure>\n<figure>\n" +
+       perf_svg(report) +
+       "<figcaption>The fastest passed configuration of each provider per problem, against the problem's size."
+       "</figcaption>\n</figure>\n</section>\n";
+
+  h += "<section id=\"problems\"><h2>Problems</h2>\n" + summary_table(report);
+  for (const ReportProblem& p : report.problems) h += problem_section(p, c);
+  h += "</section>\n</body>\n</html>\n";
+  return h;
+}
+
+}  // namespace ktune

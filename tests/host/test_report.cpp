@@ -1,0 +1,347 @@
+// `ktune report` on the committed H100 results file and on a synthetic multi-problem file: the
+// model (winner, reference, counts, figures that agree with the results file), each format's
+// content, the HTML's self-containment and chart elements, datasheet labelling, and the command's
+// exit codes.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "families/family.hpp"
+#include "report/charts.hpp"
+#include "report/datasheet.hpp"
+#include "report/report.hpp"
+#include "report/writers.hpp"
+#include "store/results.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+
+#ifndef KTUNE_SOURCE_DIR
+#define KTUNE_SOURCE_DIR "."
+#endif
+
+namespace ktune {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kH100File = KTUNE_SOURCE_DIR "/results/h100/gemm-4096-fp16-rr.json";
+
+Ceilings measured() {
+  Ceilings c;
+  c.source = "measured";
+  c.label = "NVIDIA H100 80GB HBM3";
+  c.measured_at = "2026-11-21T20:00:00Z";
+  c.copy_gbps = 3019;
+  c.tflops = {{"fp16", 666}, {"bf16", 716}, {"fp32", 372}};
+  return c;
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+struct Loaded {
+  RunInfo run;
+  std::vector<ProblemResult> results;
+};
+
+Loaded load_h100() {
+  Loaded l;
+  l.results = read_results(kH100File, &l.run);
+  return l;
+}
+
+CandidateRecord timed(const std::string& source, double median_ms, Bindings params = {}) {
+  CandidateRecord r;
+  r.source = source;
+  r.kernel_name = source == "cublas" ? "cublasGemmEx" : "ktune_gemm_mma<...>";
+  r.params = std::move(params);
+  r.disposition = Disposition::passed;
+  r.time = TimeStats{10, median_ms, median_ms, median_ms, median_ms, 0, median_ms, median_ms};
+  return r;
+}
+
+ProblemResult synthetic(int64_t m, int64_t n, int64_t k, const std::string& dtype, std::vector<CandidateRecord> recs) {
+  ProblemResult r;
+  r.problem = Problem{"gemm", {{"M", m}, {"N", n}, {"K", k}}, dtype, "rr"};
+  r.cost = find_family("gemm").cost(r.problem);
+  r.records = std::move(recs);
+  return r;
+}
+
+// The committed 4096^3 file plus a memory-bound fp16 GEMM and a bf16 one: three problems, two
+// dtypes, the shape a `ktune sweep` file has.
+Loaded multi_problem() {
+  Loaded l = load_h100();
+  l.results.push_back(synthetic(8192, 8192, 16, "fp16",
+                                {timed("cublas", 0.06), timed("ktune", 0.05, {{"BLOCK_M", 64}}),
+                                 timed("ktune", 0.07, {{"BLOCK_M", 128}})}));
+  l.results.push_back(
+      synthetic(4096, 4096, 4096, "bf16", {timed("cublas", 0.2), timed("ktune", 0.3, {{"BLOCK_M", 128}})}));
+  return l;
+}
+
+TEST(Report, AgreesWithTheResultsFile) {
+  Loaded l = load_h100();
+  ASSERT_EQ(l.results.size(), 1u);
+  const ProblemResult& raw = l.results[0];
+  double best = 0;
+  int passed = 0;
+  for (const CandidateRecord& r : raw.records)
+    if (r.source != "cublas" && r.disposition == Disposition::passed && r.time) {
+      ++passed;
+      if (best == 0 || r.time->median < best) best = r.time->median;
+    }
+  ASSERT_GT(passed, 0);
+
+  const Report report = build_report(l.run, l.results, measured(), kH100File.string());
+  ASSERT_EQ(report.problems.size(), 1u);
+  const ReportProblem& p = report.problems[0];
+  EXPECT_EQ(p.passed_candidates, passed);
+  size_t untimed = 0;
+  for (const auto& [d, n] : p.untimed) untimed += n;
+  EXPECT_EQ(p.records.size() + untimed, raw.records.size());
+  EXPECT_TRUE(std::is_sorted(p.records.begin(), p.records.end(),
+                             [](const ReportRecord& a, const ReportRecord& b) { return a.median_ms < b.median_ms; }));
+
+  ASSERT_TRUE(p.winner);
+  ASSERT_TRUE(p.reference);
+  const ReportRecord& win = p.records[*p.winner];
+  EXPECT_EQ(win.source, "ktune");
+  EXPECT_EQ(win.median_ms, best);
+  EXPECT_EQ(p.records[*p.reference].source, "cublas");
+  EXPECT_EQ(p.bound, "compute");
+  EXPECT_NEAR(p.intensity, 4096.0 / 3, 1e-9);
+  EXPECT_NEAR(p.ridge, 666e12 / 3019e9, 1e-9);
+  // The tuner derived TFLOPS the same way; the report must agree with the file.
+  for (const CandidateRecord& r : raw.records)
+    if (r.source == "cublas") EXPECT_NEAR(p.records[*p.reference].roof.achieved_tflops, r.tflops, 1e-6 * r.tflops);
+  EXPECT_NEAR(win.roof.pct_compute_roof, 100 * win.roof.achieved_tflops / 666, 1e-9);
+}
+
+TEST(Report, CsvHasOneRowPerTimedRecord) {
+  Loaded l = load_h100();
+  const Report report = build_report(l.run, l.results, measured(), kH100File.string());
+  const std::string csv = report_to_csv(report);
+  EXPECT_EQ(count(csv, "\n"), report.problems[0].records.size() + 1);
+  const std::string header = csv.substr(0, csv.find('\n'));
+  for (const char* col : {"intensity", "ridge", "bound", "achieved_tflops", "achieved_gbps", "pct_compute_roof",
+                          "pct_memory_roof", "compute_roof_tflops", "memory_roof_gbps", "ceilings"})
+    EXPECT_NE(header.find(col), std::string::npos) << col;
+  EXPECT_EQ(count(csv, ",winner,"), 1u);
+  EXPECT_EQ(count(csv, ",reference,"), 1u);
+}
+
+TEST(Report, JsonCarriesRoofsAndEveryTimedRecord) {
+  Loaded l = load_h100();
+  const Report report = build_report(l.run, l.results, measured(), kH100File.string());
+  const nlohmann::json j = nlohmann::json::parse(report_to_json(report).dump());
+  EXPECT_EQ(j.at("schema_version"), kReportSchemaVersion);
+  EXPECT_EQ(j.at("ceilings").at("source"), "measured");
+  EXPECT_EQ(j.at("device").at("name"), l.run.device.name);
+  const auto& p = j.at("problems").at(0);
+  EXPECT_EQ(p.at("records").size(), report.problems[0].records.size());
+  EXPECT_EQ(p.at("roofs").at("compute_tflops"), 666);
+  const auto& win = p.at("records").at(p.at("winner").get<size_t>());
+  EXPECT_EQ(win.at("source"), "ktune");
+  EXPECT_EQ(win.at("roofline").at("bound"), "compute");
+  EXPECT_GT(win.at("roofline").at("achieved_tflops").get<double>(), 0);
+}
+
+TEST(Report, MarkdownSummarisesCeilingsAndProblems) {
+  Loaded l = load_h100();
+  const Report report = build_report(l.run, l.results, measured(), kH100File.string());
+  const std::string md = report_to_markdown(report);
+  EXPECT_NE(md.find("## Ceilings (measured)"), std::string::npos);
+  EXPECT_NE(md.find("| memory (copy, bytes read + written) | 3019 GB/s |"), std::string::npos);
+  EXPECT_NE(md.find("| 4096x4096x4096 fp16 rr |"), std::string::npos);
+  EXPECT_NE(md.find("| winner |"), std::string::npos);
+  EXPECT_NE(md.find("| ref | cuBLAS |"), std::string::npos);
+  EXPECT_EQ(md.find("atasheet"), std::string::npos);
+}
+
+TEST(Report, HtmlIsSelfContained) {
+  Loaded l = multi_problem();
+  const std::string html = report_to_html(build_report(l.run, l.results, measured(), kH100File.string()));
+  for (const char* banned : {"<script", "<link", "src=", "href=", "url(", "@import", "@font-face"})
+    EXPECT_EQ(html.find(banned), std::string::npos) << banned;
+  // The only address is the SVG namespace name, which nothing fetches.
+  EXPECT_EQ(count(html, "http"), count(html, "xmlns=\"http://www.w3.org/2000/svg\""));
+  EXPECT_EQ(count(html, "<svg "), 2u);
+}
+
+TEST(Report, RooflineChartMarksEveryPassedCandidate) {
+  Loaded l = load_h100();
+  const Report report = build_report(l.run, l.results, measured(), kH100File.string());
+  const std::string svg = roofline_svg(report);
+  const ReportProblem& p = report.problems[0];
+  EXPECT_EQ(count(svg, "class=\"point candidate"), static_cast<size_t>(p.passed_candidates - 1));  // all but the winner
+  EXPECT_EQ(count(svg, "class=\"point winner\""), 1u);
+  EXPECT_EQ(count(svg, "class=\"point cublas\""), 1u);
+  EXPECT_EQ(count(svg, "class=\"roof roof-memory\""), 1u);
+  EXPECT_EQ(count(svg, "class=\"roof roof-compute\""), 1u);
+  EXPECT_EQ(count(svg, "class=\"ridge\""), 1u);
+  EXPECT_NE(svg.find("class=\"axis x-axis\""), std::string::npos);
+  EXPECT_NE(svg.find("class=\"axis y-axis\""), std::string::npos);
+  EXPECT_NE(svg.find("Roofline (measured roofs)"), std::string::npos);
+}
+
+TEST(Report, SeveralProblemsAndDtypes) {
+  Loaded l = multi_problem();
+  const Report report = build_report(l.run, l.results, measured(), "sweep.json");
+  ASSERT_EQ(report.problems.size(), 3u);
+  EXPECT_EQ(report.problems[1].bound, "memory");
+  EXPECT_EQ(report.problems[1].records[*report.problems[1].winner].median_ms, 0.05);
+  EXPECT_EQ(report.problems[2].roofs.compute_tflops, 716);
+
+  const std::string roof = roofline_svg(report);
+  EXPECT_EQ(count(roof, "class=\"roof roof-compute\""), 2u);  // fp16 and bf16
+  EXPECT_EQ(count(roof, "class=\"point winner\""), 3u);
+  EXPECT_EQ(count(roof, "class=\"point cublas\""), 3u);
+
+  const std::string perf = perf_svg(report);
+  for (const char* series : {"ktune (best) fp16", "cuBLAS fp16", "ktune (best) bf16", "cuBLAS bf16"})
+    EXPECT_NE(perf.find(std::string("data-label=\"") + series + "\""), std::string::npos) << series;
+  EXPECT_EQ(count(perf, "class=\"series\""), 4u);
+  EXPECT_EQ(count(perf, "class=\"series-line\""), 2u);  // the fp16 series have two problems each
+  EXPECT_EQ(count(perf, "class=\"point provider\""), 6u);
+}
+
+TEST(Report, OneProblemIsOnePointPerProvider) {
+  Loaded l = load_h100();
+  const std::string perf = perf_svg(build_report(l.run, l.results, measured(), kH100File.string()));
+  EXPECT_EQ(count(perf, "class=\"series\""), 2u);
+  EXPECT_EQ(count(perf, "class=\"point provider\""), 2u);
+  EXPECT_EQ(count(perf, "class=\"series-line\""), 0u);
+}
+
+TEST(Report, AProblemWithoutWinnerStillReports) {
+  Loaded l;
+  l.run.device.name = "NVIDIA H100 80GB HBM3";
+  CandidateRecord bad = timed("ktune", 0.1);
+  bad.disposition = Disposition::incorrect;
+  CandidateRecord never;
+  never.source = "ktune";
+  never.disposition = Disposition::compile_failed;
+  l.results.push_back(synthetic(1000, 1000, 1000, "fp16", {timed("cublas", 0.02), bad, never}));
+  const Report report = build_report(l.run, l.results, measured(), "x.json");
+  const ReportProblem& p = report.problems[0];
+  EXPECT_FALSE(p.winner);
+  EXPECT_EQ(p.untimed.at("compile_failed"), 1);
+  EXPECT_EQ(p.passed_candidates, 0);
+  const std::string md = report_to_markdown(report);
+  EXPECT_NE(md.find("incorrect"), std::string::npos);
+  EXPECT_NE(report_to_html(report).find("id=\"roofline\""), std::string::npos);
+}
+
+TEST(Report, DatasheetCeilingsAreLabelled) {
+  Loaded l = load_h100();
+  auto sheet = datasheet_ceilings(l.run.device);
+  ASSERT_TRUE(sheet);
+  const Report report = build_report(l.run, l.results, *sheet, kH100File.string());
+  const std::string md = report_to_markdown(report), html = report_to_html(report);
+  EXPECT_NE(md.find("## Ceilings (datasheet)"), std::string::npos);
+  EXPECT_NE(md.find("Datasheet values (NVIDIA H100 SXM datasheet)"), std::string::npos);
+  EXPECT_NE(html.find("class=\"note datasheet\""), std::string::npos);
+  EXPECT_NE(html.find("Roofline (datasheet roofs)"), std::string::npos);
+  EXPECT_NE(html.find("fp16 989 TFLOPS (datasheet)"), std::string::npos);
+}
+
+TEST(Report, NoProblemsIsBadInput) {
+  EXPECT_THROW(build_report(RunInfo{}, {}, measured(), "empty.json"), ConfigError);
+}
+
+TEST(Report, CeilingsTableSaysHowEachRoofWasMeasured) {
+  Ceilings c = measured();
+  c.probes["copy"] = CeilingProbe{"cudaMemcpyAsync device-to-device, 1024 MiB", 2147483648.0,
+                                  TimeStats{70, 0.715, 0.715, 0.71, 0.72, 0.001, 0.714, 0.716}};
+  std::vector<CeilingRow> rows = ceiling_rows(c);
+  ASSERT_EQ(rows.size(), 4u);  // memory, then bf16, fp16, fp32
+  EXPECT_EQ(rows[0].value, "3019 GB/s");
+  EXPECT_EQ(rows[0].how, "cudaMemcpyAsync device-to-device, 1024 MiB, median 0.7150 ms of 70");
+  EXPECT_EQ(rows[2].roof, "fp16 compute");
+  EXPECT_EQ(rows[2].value, "666 TFLOPS");
+  EXPECT_EQ(rows[2].how, "measured");  // no probe recorded for it
+  EXPECT_EQ(rows[3].roof, "fp32 compute (TF32 tensor cores)");
+  DeviceInfo h200;
+  h200.name = "NVIDIA H200";
+  auto sheet = datasheet_ceilings(h200);
+  ASSERT_TRUE(sheet);
+  for (const CeilingRow& row : ceiling_rows(*sheet)) EXPECT_EQ(row.how, "datasheet");
+}
+
+// ---- the command ----
+
+class ReportCommand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("ktune_test_report_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs ktune with `args`; returns the exit code, stdout+stderr in *output.
+  int ktune(const std::string& args, std::string* output) {
+    const std::string cmd = std::string(KTUNE_BINARY) + " " + args + " 2>&1";
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (!pipe) return -1;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) output->append(buf, n);
+    const int status = pclose(pipe);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  fs::path dir_;
+};
+
+TEST_F(ReportCommand, WritesFourFilesWithDatasheetFallback) {
+  std::string out;
+  const int rc = ktune("report " + kH100File.string() + " --out " + (dir_ / "out").string() + " --cache-dir " +
+                           (dir_ / "cache").string(),
+                       &out);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("NVIDIA H100 SXM datasheet"), std::string::npos) << out;
+  for (const char* ext : {".json", ".csv", ".md", ".html"})
+    EXPECT_TRUE(fs::exists(dir_ / "out" / (std::string("gemm-4096-fp16-rr-report") + ext))) << ext;
+  EXPECT_NE(read_file(dir_ / "out" / "gemm-4096-fp16-rr-report.md").find("Ceilings (datasheet)"), std::string::npos);
+}
+
+TEST_F(ReportCommand, UsesMeasuredCeilingsFromTheCache) {
+  RunInfo run;
+  read_results(kH100File, &run);
+  CeilingsStore(dir_ / "cache" / "ceilings.json").put(run.device, measured());
+  std::string out;
+  ASSERT_EQ(ktune("report " + kH100File.string() + " --out " + dir_.string() + " --cache-dir " +
+                      (dir_ / "cache").string(),
+                  &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("ceilings: measured"), std::string::npos) << out;
+  EXPECT_NE(read_file(dir_ / "gemm-4096-fp16-rr-report.md").find("Ceilings (measured)"), std::string::npos);
+}
+
+TEST_F(ReportCommand, BadInputExitsTwo) {
+  std::string out;
+  EXPECT_EQ(ktune("report " + (dir_ / "missing.json").string(), &out), 2) << out;
+  out.clear();
+  EXPECT_EQ(ktune("report " + kH100File.string() + " --out " + dir_.string() + " --ceilings " +
+                      (dir_ / "none.json").string(),
+                  &out),
+            2)
+      << out;
+  EXPECT_NE(out.find("none.json"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace ktune
