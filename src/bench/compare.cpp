@@ -163,10 +163,25 @@ ChangeEstimate relative_change(const std::vector<double>& base, const std::vecto
   return c;
 }
 
+std::vector<double> block_medians(const std::vector<double>& samples, size_t blocks) {
+  if (blocks == 0 || samples.size() <= blocks) return samples;
+  std::vector<double> medians;
+  for (size_t b = 0; b < blocks; ++b) {
+    std::vector<double> block(samples.begin() + static_cast<std::ptrdiff_t>(b * samples.size() / blocks),
+                              samples.begin() + static_cast<std::ptrdiff_t>((b + 1) * samples.size() / blocks));
+    std::sort(block.begin(), block.end());
+    const size_t n = block.size();
+    medians.push_back(n % 2 ? block[n / 2] : (block[n / 2 - 1] + block[n / 2]) / 2);
+  }
+  return medians;
+}
+
 SampleVerdict judge(const std::vector<double>& base, const std::vector<double>& next, const CompareOptions& o) {
   SampleVerdict v;
-  v.test = mann_whitney_u(base, next);
-  v.change = relative_change(base, next, 1 - o.alpha);
+  const std::vector<double> base_units = block_medians(base, o.blocks);
+  const std::vector<double> next_units = block_medians(next, o.blocks);
+  v.test = mann_whitney_u(base_units, next_units);
+  v.change = relative_change(base_units, next_units, 1 - o.alpha);
   const double t = o.threshold;
   const std::string beyond = fmt::format("{:g}%", 100 * t);
   const std::string band = "±" + beyond;

@@ -19,9 +19,12 @@
 // A record that passed in BASE but did not pass in NEW (incorrect, crashed, ...) is `failed`.
 // Only `slower` and `failed` are regressions: `compare` exits 1 for them, 0 otherwise.
 //
-// Samples within a run are not independent (clocks and temperature drift), which makes p-values
-// optimistic; that is why "slower" also needs the whole interval beyond the threshold, and why
-// `ktune bench` interleaves the reference and the kernel so drift hits both alike.
+// Samples taken back to back are not independent replicates: they share a clock and thermal
+// state. On the lent H100 two runs of the same suite 30 s apart moved cuBLAS 8192^3 by +5% while
+// each run's samples were tight, and a test on raw samples called that a clear regression. So
+// the test and the interval work on the medians of `blocks` (5) consecutive blocks of each
+// record's samples: ktune bench takes its samples in as many alternating rounds, so a block is a
+// round, and drift between rounds becomes part of the noise the verdict must beat.
 #pragma once
 
 #include <cstddef>
@@ -62,6 +65,7 @@ struct CompareOptions {
   double threshold = 0.03;  // relative change that matters
   double alpha = 0.05;      // significance level; the interval is at 1 - alpha
   size_t min_samples = 10;  // fewer on either side: ambiguous
+  size_t blocks = 10;       // replication unit: the median of each of this many consecutive blocks
   bool allow_different_devices = false;
 };
 
@@ -71,6 +75,10 @@ struct SampleVerdict {
   RankTest test;
   std::string why;  // one line, for the table
 };
+
+// The medians of `blocks` consecutive, nearly equal blocks of `samples` (all of them when there
+// are fewer samples than blocks).
+std::vector<double> block_medians(const std::vector<double>& samples, size_t blocks);
 
 // The statistics and the verdict for two sets of samples of one kernel.
 SampleVerdict judge(const std::vector<double>& base, const std::vector<double>& next, const CompareOptions& options);

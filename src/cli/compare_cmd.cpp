@@ -19,6 +19,7 @@ void setup_compare(CLI::App& app, int& exit_code) {
     double threshold_percent = 3;
     double alpha = 0.05;
     size_t min_samples = 10;
+    size_t blocks = 10;
     bool allow_different_devices = false;
   };
   auto opts = std::make_shared<Options>();
@@ -32,6 +33,9 @@ void setup_compare(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--min-samples", opts->min_samples, "fewer samples on either side: ambiguous")
       ->capture_default_str();
+  cmd->add_option("--blocks", opts->blocks,
+                  "test the medians of this many consecutive blocks of samples (bench's rounds), not raw samples")
+      ->capture_default_str();
   cmd->add_flag("--allow-different-devices", opts->allow_different_devices,
                 "compare files from different GPUs (else an error)");
   cmd->add_option("--markdown", opts->markdown, "also write the summary as markdown to this file (appended)");
@@ -40,6 +44,7 @@ void setup_compare(CLI::App& app, int& exit_code) {
     o.threshold = opts->threshold_percent / 100;
     o.alpha = opts->alpha;
     o.min_samples = opts->min_samples;
+    o.blocks = opts->blocks;
     o.allow_different_devices = opts->allow_different_devices;
     RunInfo base_info, new_info;
     const std::vector<ProblemResult> base = read_results(opts->base, &base_info);

@@ -193,12 +193,16 @@ const Comparison* row_of(const CompareReport& report, const std::string& source)
   return nullptr;
 }
 
-TEST(CompareH100, FileAgainstItselfIsAllSame) {
+TEST(CompareH100, FileAgainstItselfIsSameOrTooNoisyToTell) {
   const H100& d = h100();
   ASSERT_GT(comparable_records(d.results), 20u);
   const CompareReport report = compare_results(d.info, d.results, d.info, d.results, {});
   EXPECT_EQ(report.rows.size(), comparable_records(d.results));
-  EXPECT_EQ(report.count(Verdict::same), report.rows.size());
+  // A record whose blocks of samples spread by more than the threshold cannot be called `same`
+  // within it even against itself: it is ambiguous, never a verdict either way.
+  EXPECT_GE(report.count(Verdict::same), report.rows.size() * 9 / 10);
+  EXPECT_EQ(report.count(Verdict::same) + report.count(Verdict::ambiguous), report.rows.size());
+  EXPECT_EQ(row_of(report, "cublas")->result.verdict, Verdict::same);
   EXPECT_FALSE(report.regression());
   EXPECT_EQ(report.only_in_base, 0u);
   EXPECT_EQ(report.only_in_new, 0u);
@@ -245,10 +249,10 @@ TEST(CompareH100, PlantedFivePercentSlowdownIsFlagged) {
   ASSERT_NE(ref, nullptr);
   EXPECT_EQ(ref->result.verdict, Verdict::slower) << ref->result.why;
   EXPECT_NEAR(ref->result.change.estimate, 0.05, 1e-9);
-  EXPECT_LT(ref->result.test.p_value, 1e-6);
+  EXPECT_LT(ref->result.test.p_value, 1e-3);  // 10 blocks a side: the rank test's floor is ~1.6e-4
   EXPECT_TRUE(report.regression());
   EXPECT_EQ(report.count(Verdict::slower), 1u);
-  EXPECT_EQ(report.count(Verdict::same), report.rows.size() - 1);
+  EXPECT_EQ(report.count(Verdict::faster), 0u);
 
   // Every kernel 5% slower: most are flagged; none is called faster or same.
   const auto all_slowed = transformed([](CandidateRecord& rec) {
