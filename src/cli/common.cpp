@@ -10,18 +10,12 @@
 #include "compile/embedded.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "util/fs.hpp"
+#include "util/utc_time.hpp"
 
 namespace ktune::cli {
 namespace {
 
 std::vector<std::string> g_argv;
-
-std::string utc_now(const char* format) {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, format, std::gmtime(&t));
-  return buf;
-}
 
 std::string shell_quote(const std::string& s) {
   if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=./,:") ==
@@ -136,7 +130,7 @@ RunInfo make_run_info(const DeviceInfo& device) {
   RunInfo info;
   info.argv = g_argv;
   info.ktune_version = KTUNE_VERSION;
-  info.started_at = utc_now("%Y-%m-%dT%H:%M:%SZ");
+  info.started_at = utc_iso_now();
   info.device = device;
   info.nvrtc_version = NvrtcCompiler::nvrtc_version();
   std::string command = "ktune";
@@ -145,7 +139,7 @@ RunInfo make_run_info(const DeviceInfo& device) {
   return info;
 }
 
-std::string results_stem(const std::string& what) { return what + "-" + utc_now("%Y%m%dT%H%M%SZ"); }
+std::string results_stem(const std::string& what) { return what + "-" + utc_compact_now(); }
 
 std::string short_params(const Bindings& params) {
   std::string out;

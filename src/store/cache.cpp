@@ -11,6 +11,7 @@
 #include "store/record_json.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/utc_time.hpp"
 
 namespace ktune {
 
@@ -72,19 +73,9 @@ Loaded load_file(const fs::path& path) {
   return out;
 }
 
-// Compact ISO-8601 basic format, safe in a file name: 20261121T101500Z.
-std::string utc_stamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
-  return buf;
-}
-
 // Moves a corrupt file out of the way (never over an earlier one) and says where it went.
 std::string set_aside(const fs::path& path, const std::string& problem) {
-  const std::string base = path.string() + ".corrupt-" + utc_stamp();
+  const std::string base = path.string() + ".corrupt-" + utc_compact_now();
   fs::path target = base;
   for (int i = 2; fs::exists(target); ++i) target = fmt::format("{}-{}", base, i);
   std::error_code ec;

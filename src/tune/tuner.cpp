@@ -8,19 +8,13 @@
 #include "compile/nvrtc_compiler.hpp"
 #include "tune/compile_candidates.hpp"
 #include "util/progress.hpp"
+#include "util/utc_time.hpp"
 
 namespace ktune {
 namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
-std::string iso_now() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
 }
 
 }  // namespace
@@ -146,7 +140,7 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
     entry.median_ms = win.time->median;
     entry.tflops = win.tflops;
     entry.ratio_vs_reference = win.ratio_vs_reference;
-    entry.created_at = iso_now();
+    entry.created_at = utc_iso_now();
     entry.ktune_version = KTUNE_VERSION;
     try {
       cache_.put(entry);
