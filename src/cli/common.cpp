@@ -167,22 +167,28 @@ void print_tune_result(const TuneResult& r, int top) {
   std::sort(passed.begin(), passed.end(),
             [&](size_t a, size_t b) { return records[a].time->median < records[b].time->median; });
 
-  fmt::print("\n{}\n", r.result.problem.describe());
-  fmt::print("{:>4}  {:<44} {:>10} {:>8} {:>9} {:>9} {:>9}\n", "#", "config", "median ms", "TFLOPS", "max err",
-             "norm err", "vs cuBLAS");
-  auto row = [&](const std::string& rank, const std::string& label, const CandidateRecord& rec) {
-    fmt::print("{:>4}  {:<44} {:>10.4f} {:>8.1f} {:>9.2e} {:>9.2e} {:>8.3f}x{}\n", rank, label.substr(0, 44),
-               rec.time ? rec.time->median : 0.0, rec.tflops, rec.error ? rec.error->max_abs : 0.0,
-               rec.error ? rec.error->norm_rel : 0.0, rec.ratio_vs_reference, rec.pruned ? " (pruned)" : "");
-  };
+  // Labels are shown whole: two candidates of one family often differ only in the last parameter.
   std::set<std::string> configs;
   for (size_t i : passed) configs.insert(records[i].config_name);
+  std::vector<std::pair<std::string, const CandidateRecord*>> rows;
   for (size_t i = 0; i < passed.size() && static_cast<int>(i) < top; ++i) {
     const CandidateRecord& rec = records[passed[i]];
-    row(std::to_string(i + 1), (configs.size() > 1 ? rec.config_name + " " : "") + short_params(rec.params), rec);
+    rows.emplace_back((configs.size() > 1 ? rec.config_name + " " : "") + short_params(rec.params), &rec);
   }
   for (const auto& rec : records)
-    if (rec.source == "cublas") row("ref", rec.kernel_name, rec);
+    if (rec.source == "cublas") rows.emplace_back(rec.kernel_name, &rec);
+  size_t width = 6;
+  for (const auto& [label, rec] : rows) width = std::max(width, label.size());
+
+  fmt::print("\n{}\n", r.result.problem.describe());
+  fmt::print("{:>4}  {:<{}} {:>10} {:>8} {:>9} {:>9} {:>9}\n", "#", "config", width, "median ms", "TFLOPS", "max err",
+             "norm err", "vs cuBLAS");
+  int rank = 0;
+  for (const auto& [label, rec] : rows)
+    fmt::print("{:>4}  {:<{}} {:>10.4f} {:>8.1f} {:>9.2e} {:>9.2e} {:>8.3f}x{}\n",
+               rec->source == "cublas" ? std::string("ref") : std::to_string(++rank), label, width,
+               rec->time ? rec->time->median : 0.0, rec->tflops, rec->error ? rec->error->max_abs : 0.0,
+               rec->error ? rec->error->norm_rel : 0.0, rec->ratio_vs_reference, rec->pruned ? " (pruned)" : "");
 
   std::string summary;
   for (const auto& [name, n] : counts) summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, name);
