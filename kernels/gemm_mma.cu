@@ -42,6 +42,8 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
+#include "tile_order.cuh"
+
 namespace gemm_mma_detail {
 
 // The element type's mma flavour. K_STEP is the k depth of one mma (32 bytes of operand).
@@ -318,14 +320,9 @@ ktune_gemm_mma(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__
   static_assert(NUM_STAGES >= 2 && GROUP_M >= 1, "NUM_STAGES >= 2, GROUP_M >= 1");
 
   // Block tile, in grouped order: GROUP_M rows of tiles are walked column by column.
-  const int tiles_m = cdiv(M, BLOCK_M), tiles_n = cdiv(N, BLOCK_N);
-  const int per_group = GROUP_M * tiles_n;
-  const int group = blockIdx.x / per_group;
-  const int first_m = group * GROUP_M;
-  const int group_rows = imin(tiles_m - first_m, GROUP_M);
-  const int in_group = blockIdx.x % per_group;
-  const int m0 = (first_m + in_group % group_rows) * BLOCK_M;
-  const int n0 = (in_group / group_rows) * BLOCK_N;
+  const KtuneTile block_tile = ktune_grouped_tile(blockIdx.x, cdiv(M, BLOCK_M), cdiv(N, BLOCK_N), GROUP_M);
+  const int m0 = block_tile.m * BLOCK_M;
+  const int n0 = block_tile.n * BLOCK_N;
 
   // Shared layout: all A stages, then all B stages.
   // A tile: [BLOCK_M][BLOCK_K] when row-major (K contiguous), else [BLOCK_K][BLOCK_M].

@@ -56,6 +56,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "tile_order.cuh"
+
 // cuda.h's opaque tensor map, which NVRTC cannot include: 128 bytes, 64-byte aligned.
 struct alignas(64) CUtensorMap {
   unsigned long long opaque[16];
@@ -338,14 +340,9 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
   // edge of M it still fetches its share of B for the others, and stores nothing.
   const unsigned rank = CLUSTER_M == 1 ? 0 : cluster_rank();
   const int tile = blockIdx.x / CLUSTER_M;
-  const int tiles_m = cdiv(M, CLUSTER_M * BLOCK_M), tiles_n = cdiv(N, BLOCK_N);
-  const int per_group = GROUP_M * tiles_n;
-  const int group = tile / per_group;
-  const int first_m = group * GROUP_M;
-  const int group_rows = imin(tiles_m - first_m, GROUP_M);
-  const int in_group = tile % per_group;
-  const int m0 = ((first_m + in_group % group_rows) * CLUSTER_M + rank) * BLOCK_M;
-  const int n0 = (in_group / group_rows) * BLOCK_N;
+  const KtuneTile t = ktune_grouped_tile(tile, cdiv(M, CLUSTER_M * BLOCK_M), cdiv(N, BLOCK_N), GROUP_M);
+  const int m0 = (t.m * CLUSTER_M + rank) * BLOCK_M;
+  const int n0 = t.n * BLOCK_N;
 
   // Shared layout from the first 1024-byte boundary: NUM_STAGES A tiles, NUM_STAGES B tiles,
   // then NUM_STAGES "full" and NUM_STAGES "empty" mbarriers.
