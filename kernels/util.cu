@@ -1,8 +1,12 @@
-// Helper kernels the worker needs around every candidate: random inputs and the comparison with
-// the reference. Compiled by NVRTC like the candidates, once per device.
+// Helper kernels the worker needs around every candidate: random inputs, the comparison with the
+// reference, and widening to fp32 for the reference's inputs. Compiled by NVRTC like the
+// candidates, once per device. T is __half, __nv_bfloat16, __nv_fp8_e4m3 or float.
 //
-//   ktune_fill_normal<T>(p, n, seed, scale)   p[i] = scale * N(0,1), a counter-based generator, so
-//                                             the same seed gives the same data on any launch shape.
+//   ktune_fill_normal<T>(p, n, seed, scale)   p[i] = scale * N(0,1) rounded to T, a counter-based
+//                                             generator, so the same seed gives the same data on
+//                                             any launch shape.
+//   ktune_to_fp32<T>(in, out, n)              out[i] = in[i] exactly (every T is a subset of fp32):
+//                                             fp8 operands for the fp32 cuBLAS reference.
 //   ktune_compare<T>(out, ref, n, atol, rtol, sums, maxes, counts)
 //       sums[0] += (out-ref)^2, sums[1] += ref^2        -> normalized error ||out-ref|| / ||ref||
 //       maxes[0] = max |out-ref|, maxes[1] = max |out-ref| / max(|ref|, 1e-6)   (float bits)
@@ -10,16 +14,22 @@
 //       counts[1] = elements with |out-ref| > atol + rtol*|ref|
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 __device__ __forceinline__ float ktune_to_float(float x) { return x; }
 __device__ __forceinline__ float ktune_to_float(__half x) { return __half2float(x); }
 __device__ __forceinline__ float ktune_to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ float ktune_to_float(__nv_fp8_e4m3 x) { return static_cast<float>(x); }
 
 template <typename T> __device__ __forceinline__ T ktune_from_float(float x);
 template <> __device__ __forceinline__ float ktune_from_float<float>(float x) { return x; }
 template <> __device__ __forceinline__ __half ktune_from_float<__half>(float x) { return __float2half_rn(x); }
 template <> __device__ __forceinline__ __nv_bfloat16 ktune_from_float<__nv_bfloat16>(float x) {
   return __float2bfloat16_rn(x);
+}
+// Round to nearest, saturating to +-448 (e4m3 has no infinity).
+template <> __device__ __forceinline__ __nv_fp8_e4m3 ktune_from_float<__nv_fp8_e4m3>(float x) {
+  return __nv_fp8_e4m3(x);
 }
 
 __device__ __forceinline__ unsigned long long ktune_splitmix64(unsigned long long x) {
@@ -40,6 +50,13 @@ __global__ void ktune_fill_normal(T* p, long long n, unsigned long long seed, fl
     float z = sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
     p[i] = ktune_from_float<T>(scale * z);
   }
+}
+
+template <typename T>
+__global__ void ktune_to_fp32(const T* in, float* out, long long n) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x)
+    out[i] = ktune_to_float(in[i]);
 }
 
 template <typename T>

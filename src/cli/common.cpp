@@ -36,8 +36,10 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, bool m_required) {
   if (m_required) m->required();
   app.add_option("--n", f.n, "columns of B and C (default: M)");
   app.add_option("--k", f.k, "columns of A, rows of B (default: M)");
-  app.add_option("--dtype", f.dtype, "fp16 | bf16 | fp32 (fp32 runs on TF32 tensor cores)")
-      ->check(CLI::IsMember({"fp16", "bf16", "fp32"}));
+  app.add_option("--dtype", f.dtype,
+                 "fp16 | bf16 | fp8 | fp32 (fp8: e4m3 A and B with per-tensor scales, bf16 C, layout rc only; "
+                 "fp32 runs on TF32 tensor cores)")
+      ->check(CLI::IsMember({"fp16", "bf16", "fp8", "fp32"}));
   app.add_option("--layout", f.layout, "A then B, r = row-major, c = column-major: rr | rc | cr | cc")
       ->check(CLI::IsMember({"rr", "rc", "cr", "cc"}));
 }

@@ -97,7 +97,18 @@ void setup_compile(CLI::App& app, int& exit_code) {
             for (const auto& layout : layouts) problems.push_back({config.family, d, dtype, layout});
       }
       for (const Problem& problem : problems) {
-        family.validate(problem);
+        if (opts->problem.m > 0) {
+          family.validate(problem);
+        } else {
+          // A config's dtype and layout lists multiply out; skip the pairs the family has no such
+          // problem for (fp8 takes layout rc only), saying so.
+          try {
+            family.validate(problem);
+          } catch (const ConfigError& e) {
+            fmt::print("{} / {}: skipped ({})\n", config.name, problem.describe(), e.what());
+            continue;
+          }
+        }
         fmt::print("{} / {} for {}\n", config.name, problem.describe(), opts->arch);
         CompileOptions copts{opts->arch, opts->common.jobs, opts->allow_spills, !opts->common.no_progress};
         Tally t = report(compile_candidates(compiler, config, source, family, problem, arch, copts), opts->verbose);

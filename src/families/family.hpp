@@ -30,9 +30,12 @@ ArchFacts arch_facts_offline(const std::string& arch);  // "sm_80", "sm_90a"; th
 class Workload {
  public:
   virtual ~Workload() = default;
-  // Argument pointers for cuLaunchKernel. Operands named in `tensor_maps` are passed as TMA
-  // descriptors (encoded here, kept alive by the workload until the next call) instead of
-  // pointers. Throws ktune::Error when a descriptor cannot be encoded for this problem.
+  // Argument pointers for cuLaunchKernel, in the order the family's kernels declare them. Operands
+  // named in `tensor_maps` are passed as TMA descriptors (encoded here, kept alive by the workload
+  // until the next call), in place of their pointer or appended, as the family defines. gemm:
+  // A, B, C, M, N, K; A/B replaced by their descriptors when named; C's descriptor appended when
+  // named (the C pointer stays); then const float* scale_a, scale_b (null but for fp8).
+  // Throws ktune::Error when a descriptor cannot be encoded for this problem.
   virtual std::vector<void*> kernel_args(const std::vector<TensorMapSpec>& tensor_maps) = 0;
   virtual void poison_output() = 0;               // NaN everywhere, before every checked run
   virtual ErrorStats check_output(const Tolerance&) = 0;

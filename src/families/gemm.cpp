@@ -3,10 +3,24 @@
 // tolerances mean the same thing for every shape. The reference is cuBLAS with fp32 output and
 // pedantic fp32 compute; the baseline timed against candidates is cuBLAS in the problem's own
 // dtype (fp32 problems on TF32 tensor cores, as the candidates).
+//
+// fp8 problems: A and B are e4m3 with per-tensor scales, C = scale_a * scale_b * (A*B) in bf16,
+// layout rc only (both operands K-contiguous, the one form fp8 tensor cores and cuBLASLt take).
+// A holds N(0,1)*4 rounded to e4m3 with scale_a = 1/4, B the same with scale_b = 1/(4 sqrt(K)):
+// the outputs are again ~N(0,1), and a kernel that ignores the scales is far off. The reference
+// multiplies the exact fp32 values of the fp8 inputs; the baseline is cublasLtMatmul.
+//
+// Kernel arguments, for every gemm kernel: A, B, C, M, N, K (int); A or B replaced by its TMA
+// descriptor when the config names it in "tensor_maps"; then C's descriptor when "C" is named (the
+// C pointer stays in place as well); then const float* scale_a, const float* scale_b (null but for
+// fp8 problems).
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <fmt/format.h>
 
 #include <cmath>
+#include <memory>
+#include <type_traits>
 
 #include "cuda/check.hpp"
 #include "cuda/driver.hpp"
@@ -17,13 +31,38 @@
 namespace ktune {
 namespace {
 
-int64_t element_bytes(const std::string& dtype) { return dtype == "fp32" ? 4 : 2; }
+// Bytes of an A or B element.
+int64_t element_bytes(const std::string& dtype) { return dtype == "fp32" ? 4 : dtype == "fp8" ? 1 : 2; }
+
+// The type C is stored in: fp8 problems write bf16, the others their own type.
+std::string out_dtype(const std::string& dtype) { return dtype == "fp8" ? "bf16" : dtype; }
+
+int64_t out_bytes(const std::string& dtype) { return element_bytes(out_dtype(dtype)); }
+
+const char* element_name(const std::string& dtype) {
+  if (dtype == "fp16") return "__half";
+  if (dtype == "bf16") return "__nv_bfloat16";
+  if (dtype == "fp8") return "__nv_fp8_e4m3";
+  return "float";
+}
 
 cudaDataType_t cuda_type(const std::string& dtype) {
   if (dtype == "fp16") return CUDA_R_16F;
   if (dtype == "bf16") return CUDA_R_16BF;
   return CUDA_R_32F;
 }
+
+// TMA copies fp8 as plain bytes: the tensor map only needs the element size.
+CUtensorMapDataType tensor_map_type(const std::string& dtype) {
+  if (dtype == "fp16") return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  if (dtype == "bf16") return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  if (dtype == "fp8") return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+  return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+}
+
+// fp8 inputs are drawn 4x wider than N(0,1) so that e4m3's 3 mantissa bits cover them well (its
+// subnormals start at 2^-6); the scales bring the product back to ~N(0,1).
+constexpr float kFp8InputSpread = 4.0f;
 
 struct Shape {
   int64_t m, n, k;
@@ -35,20 +74,59 @@ struct Shape {
   int64_t ldb() const { return b_row ? n : k; }
 };
 
+// Owners for the cuBLASLt descriptors the fp8 baseline keeps (destroyed without a check: a
+// destructor must not throw, and these calls only free host memory).
+template <typename Handle, cublasStatus_t (*destroy)(Handle)>
+struct LtDestroy {
+  void operator()(Handle h) const { destroy(h); }
+};
+template <typename Handle, cublasStatus_t (*destroy)(Handle)>
+using LtOwner = std::unique_ptr<std::remove_pointer_t<Handle>, LtDestroy<Handle, destroy>>;
+using LtMatmulDesc = LtOwner<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy>;
+using LtLayout = LtOwner<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy>;
+using LtPreference = LtOwner<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy>;
+
+LtLayout lt_layout(cudaDataType_t type, int64_t rows, int64_t cols, int64_t ld) {
+  cublasLtMatrixLayout_t layout = nullptr;
+  KTUNE_CUBLAS(cublasLtMatrixLayoutCreate(&layout, type, static_cast<uint64_t>(rows), static_cast<uint64_t>(cols), ld));
+  return LtLayout(layout);
+}
+
+template <typename T>
+void lt_set(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attribute, const T& value) {
+  KTUNE_CUBLAS(cublasLtMatmulDescSetAttribute(desc, attribute, &value, sizeof value));
+}
+
 class GemmWorkload : public Workload {
  public:
   GemmWorkload(const Problem& p, GpuContext& gpu, uint64_t seed)
-      : gpu_(gpu), dtype_(p.dtype), shape_(p) {
+      : gpu_(gpu), dtype_(p.dtype), fp8_(p.dtype == "fp8"), shape_(p) {
     const int64_t eb = element_bytes(dtype_);
     a_ = cuda::DeviceBuffer(shape_.m * shape_.k * eb);
     b_ = cuda::DeviceBuffer(shape_.k * shape_.n * eb);
-    c_ = cuda::DeviceBuffer(shape_.m * shape_.n * eb);
+    c_ = cuda::DeviceBuffer(shape_.m * shape_.n * out_bytes(dtype_));
     ref_ = cuda::DeviceBuffer(shape_.m * shape_.n * sizeof(float));
-    gpu_.fill_normal(a_.get(), dtype_, shape_.m * shape_.k, seed, 1.0f);
-    gpu_.fill_normal(b_.get(), dtype_, shape_.k * shape_.n, seed + 1,
-                     static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape_.k))));
+    const float b_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape_.k)));
+    const float spread = fp8_ ? kFp8InputSpread : 1.0f;
+    gpu_.fill_normal(a_.get(), dtype_, shape_.m * shape_.k, seed, spread);
+    gpu_.fill_normal(b_.get(), dtype_, shape_.k * shape_.n, seed + 1, fp8_ ? spread : b_scale);
     KTUNE_CUDA(cudaMemsetAsync(ref_.get(), 0xff, ref_.bytes(), gpu_.stream()));
-    gemm(ref_.get(), CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC);
+    if (fp8_) {
+      // Scales live on the device, where kernels and cuBLASLt read them, each 16-byte aligned:
+      // with a 4-byte-aligned one cublasLtMatmul says NOT_SUPPORTED (its heuristic does not).
+      scale_a_ = 1.0f / kFp8InputSpread;
+      scale_b_ = b_scale / kFp8InputSpread;
+      scales_ = cuda::DeviceBuffer(2 * kScaleStride);
+      KTUNE_CUDA(cudaMemcpyAsync(scales_.get(), &scale_a_, sizeof(float), cudaMemcpyHostToDevice, gpu_.stream()));
+      KTUNE_CUDA(cudaMemcpyAsync(static_cast<char*>(scales_.get()) + kScaleStride, &scale_b_, sizeof(float),
+                                 cudaMemcpyHostToDevice, gpu_.stream()));
+      scale_a_ptr_ = scales_.as<float>();
+      scale_b_ptr_ = reinterpret_cast<const float*>(static_cast<char*>(scales_.get()) + kScaleStride);
+      fp8_reference();
+      choose_lt_algorithm();
+    } else {
+      gemm(a_.get(), b_.get(), cuda_type(dtype_), ref_.get(), CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC, 1.0f);
+    }
     KTUNE_CUDA(cudaStreamSynchronize(gpu_.stream()));
 
     a_ptr_ = a_.get();
@@ -62,75 +140,149 @@ class GemmWorkload : public Workload {
   std::vector<void*> kernel_args(const std::vector<TensorMapSpec>& tensor_maps) override {
     std::vector<void*> args = {&a_ptr_, &b_ptr_, &c_ptr_, &m_, &n_, &k_};
     maps_.assign(tensor_maps.size(), CUtensorMap{});
+    void* c_map = nullptr;
     for (size_t i = 0; i < tensor_maps.size(); ++i) {
       const TensorMapSpec& t = tensor_maps[i];
-      const bool is_a = t.operand == "A";
-      if (!is_a && t.operand != "B") throw Error("gemm has no operand " + t.operand + " to pass as a tensor map");
-      encode(maps_[i], t, is_a ? a_.get() : b_.get(), is_a ? shape_.a_row : shape_.b_row,
-             is_a ? shape_.m : shape_.k, is_a ? shape_.k : shape_.n);
-      args[is_a ? 0 : 1] = &maps_[i];
+      if (t.operand == "A") {
+        encode(maps_[i], t, a_.get(), dtype_, shape_.a_row, shape_.m, shape_.k);
+        args[0] = &maps_[i];
+      } else if (t.operand == "B") {
+        encode(maps_[i], t, b_.get(), dtype_, shape_.b_row, shape_.k, shape_.n);
+        args[1] = &maps_[i];
+      } else if (t.operand == "C") {
+        encode(maps_[i], t, c_.get(), out_dtype(dtype_), true, shape_.m, shape_.n);
+        c_map = &maps_[i];
+      } else {
+        throw Error("gemm has no operand " + t.operand + " to pass as a tensor map");
+      }
     }
+    if (c_map) args.push_back(c_map);
+    // Always passed (null but for fp8), so that one kernel signature serves every dtype; a kernel
+    // with fewer parameters never reads the extra entries.
+    args.push_back(&scale_a_ptr_);
+    args.push_back(&scale_b_ptr_);
     return args;
   }
 
   void poison_output() override {
-    // 0xFF bytes are NaN in fp16, bf16 and fp32 alike.
+    // 0xFF bytes are NaN in fp16, bf16 and fp32 alike (fp8 problems write bf16).
     KTUNE_CUDA(cudaMemsetAsync(c_.get(), 0xff, c_.bytes(), gpu_.stream()));
   }
 
   ErrorStats check_output(const Tolerance& t) override {
-    return gpu_.compare(c_.get(), dtype_, ref_.as<float>(), shape_.m * shape_.n, t.atol, t.rtol);
+    return gpu_.compare(c_.get(), out_dtype(dtype_), ref_.as<float>(), shape_.m * shape_.n, t.atol, t.rtol);
   }
 
   void run_baseline() override {
-    gemm(c_.get(), cuda_type(dtype_),
-         dtype_ == "fp32" ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F);
+    if (fp8_) {
+      const float alpha = 1.0f, beta = 0.0f;
+      KTUNE_CUBLAS(cublasLtMatmul(gpu_.cublas_lt(), lt_desc_.get(), &alpha, b_.get(), lt_a_.get(), a_.get(),
+                                  lt_b_.get(), &beta, c_.get(), lt_c_.get(), c_.get(), lt_c_.get(), &lt_algo_,
+                                  gpu_.cublas_workspace(), gpu_.cublas_workspace_bytes(), gpu_.stream()));
+      return;
+    }
+    gemm(a_.get(), b_.get(), cuda_type(dtype_), c_.get(), cuda_type(dtype_),
+         dtype_ == "fp32" ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, 1.0f);
   }
 
   std::string baseline_name() const override {
+    if (fp8_) return "cublasLtMatmul (fp8 e4m3, fast accumulation, bf16 out)";
     return dtype_ == "fp32" ? "cublasGemmEx (tf32 tensor cores)" : "cublasGemmEx (" + dtype_ + ", fp32 accumulate)";
   }
 
  private:
-  // A rows x cols operand, row- or column-major, as a 2-D tensor map (innermost dimension first).
-  void encode(CUtensorMap& map, const TensorMapSpec& t, void* base, bool row_major, int64_t rows, int64_t cols) {
-    const int64_t eb = element_bytes(dtype_);
+  // A rows x cols matrix, row- or column-major, as a 2-D tensor map (innermost dimension first).
+  void encode(CUtensorMap& map, const TensorMapSpec& t, void* base, const std::string& dtype, bool row_major,
+              int64_t rows, int64_t cols) {
+    const int64_t eb = element_bytes(dtype);
     const cuuint64_t dims[2] = {static_cast<cuuint64_t>(row_major ? cols : rows),
                                 static_cast<cuuint64_t>(row_major ? rows : cols)};
     const cuuint64_t strides[1] = {static_cast<cuuint64_t>((row_major ? cols : rows) * eb)};
     const cuuint32_t box[2] = {static_cast<cuuint32_t>(t.box[0]), static_cast<cuuint32_t>(t.box[1])};
     const cuuint32_t element_strides[2] = {1, 1};
-    const CUtensorMapDataType type = dtype_ == "fp16"   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                     : dtype_ == "bf16" ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                                        : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
     const CUtensorMapSwizzle swizzle = t.swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
                                        : t.swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
                                        : t.swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
                                                          : CU_TENSOR_MAP_SWIZZLE_NONE;
-    KTUNE_CU(cuda::driver().tensor_map_encode_tiled(&map, type, 2, base, dims, strides, box, element_strides,
-                                                    CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+    KTUNE_CU(cuda::driver().tensor_map_encode_tiled(&map, tensor_map_type(dtype), 2, base, dims, strides, box,
+                                                    element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
                                                     CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                                                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
   }
 
-  // Row-major C = A*B is column-major C^T = B^T * A^T: hand cuBLAS B first.
-  void gemm(void* c, cudaDataType_t c_type, cublasComputeType_t compute) {
-    const float alpha = 1.0f, beta = 0.0f;
-    const cudaDataType_t t = cuda_type(dtype_);
+  // Row-major C = alpha * A*B is column-major C^T = alpha * B^T * A^T: hand cuBLAS B first.
+  void gemm(const void* a, const void* b, cudaDataType_t ab_type, void* c, cudaDataType_t c_type,
+            cublasComputeType_t compute, float alpha) {
+    const float beta = 0.0f;
     KTUNE_CUBLAS(cublasGemmEx(gpu_.cublas(), shape_.b_row ? CUBLAS_OP_N : CUBLAS_OP_T,
                               shape_.a_row ? CUBLAS_OP_N : CUBLAS_OP_T, static_cast<int>(shape_.n),
-                              static_cast<int>(shape_.m), static_cast<int>(shape_.k), &alpha, b_.get(), t,
-                              static_cast<int>(shape_.ldb()), a_.get(), t, static_cast<int>(shape_.lda()),
+                              static_cast<int>(shape_.m), static_cast<int>(shape_.k), &alpha, b, ab_type,
+                              static_cast<int>(shape_.ldb()), a, ab_type, static_cast<int>(shape_.lda()),
                               &beta, c, c_type, static_cast<int>(shape_.n), compute, CUBLAS_GEMM_DEFAULT));
+  }
+
+  // The fp8 reference: the inputs' exact fp32 values through the same pedantic fp32 GEMM as the
+  // other dtypes, the scales folded into alpha. The fp32 copies live only while it runs.
+  void fp8_reference() {
+    cuda::DeviceBuffer a32(shape_.m * shape_.k * sizeof(float)), b32(shape_.k * shape_.n * sizeof(float));
+    gpu_.to_fp32(a_.get(), dtype_, a32.as<float>(), shape_.m * shape_.k);
+    gpu_.to_fp32(b_.get(), dtype_, b32.as<float>(), shape_.k * shape_.n);
+    gemm(a32.get(), b32.get(), CUDA_R_32F, ref_.get(), CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC,
+         scale_a_ * scale_b_);
+    KTUNE_CUDA(cudaStreamSynchronize(gpu_.stream()));
+  }
+
+  // The fp8 baseline, set up once: cublasLtMatmul in the TN form Hopper fp8 requires. Row-major
+  // C = A*B is column-major C^T = B^T * A^T, and with K-contiguous A and B (layout rc) that is
+  // cuBLASLt "A" = our B (K x N column-major, transposed) and "B" = our A (K x M column-major, not
+  // transposed). Fast accumulation: the ktune kernels accumulate in wgmma without promoting to a
+  // separate fp32 sum every few k-steps, so this is the same arithmetic and the honest comparison.
+  void choose_lt_algorithm() {
+    cublasLtMatmulDesc_t desc = nullptr;
+    KTUNE_CUBLAS(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    lt_desc_ = LtMatmulDesc(desc);
+    lt_set(desc, CUBLASLT_MATMUL_DESC_TRANSA, int32_t{CUBLAS_OP_T});
+    lt_set(desc, CUBLASLT_MATMUL_DESC_TRANSB, int32_t{CUBLAS_OP_N});
+    lt_set(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, static_cast<const void*>(scale_b_ptr_));
+    lt_set(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, static_cast<const void*>(scale_a_ptr_));
+    lt_set(desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, int8_t{1});
+    lt_a_ = lt_layout(CUDA_R_8F_E4M3, shape_.k, shape_.n, shape_.k);
+    lt_b_ = lt_layout(CUDA_R_8F_E4M3, shape_.k, shape_.m, shape_.k);
+    lt_c_ = lt_layout(CUDA_R_16BF, shape_.n, shape_.m, shape_.n);
+
+    cublasLtMatmulPreference_t pref = nullptr;
+    KTUNE_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
+    LtPreference owned_pref(pref);
+    const uint64_t workspace = gpu_.cublas_workspace_bytes();
+    KTUNE_CUBLAS(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
+                                                      sizeof workspace));
+    cublasLtMatmulHeuristicResult_t result{};
+    int found = 0;
+    const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(gpu_.cublas_lt(), desc, lt_a_.get(), lt_b_.get(),
+                                                                 lt_c_.get(), lt_c_.get(), pref, 1, &result, &found);
+    if (status != CUBLAS_STATUS_SUCCESS && status != CUBLAS_STATUS_NOT_SUPPORTED)
+      cuda::throw_cublas_error(status, "cublasLtMatmulAlgoGetHeuristic", __FILE__, __LINE__);
+    if (status == CUBLAS_STATUS_NOT_SUPPORTED || found == 0)
+      throw Error(fmt::format("cuBLASLt has no fp8 algorithm for {}x{}x{} on this GPU (its fp8 matmuls need compute "
+                              "capability 8.9 or newer and 16-byte-aligned leading dimensions)",
+                              shape_.m, shape_.n, shape_.k));
+    lt_algo_ = result.algo;
   }
 
   GpuContext& gpu_;
   std::string dtype_;
+  bool fp8_;
   Shape shape_;
-  cuda::DeviceBuffer a_, b_, c_, ref_;
+  cuda::DeviceBuffer a_, b_, c_, ref_, scales_;
+  static constexpr size_t kScaleStride = 16;  // bytes from scale_a to scale_b on the device
+  float scale_a_ = 1.0f, scale_b_ = 1.0f;      // fp8 only
   void *a_ptr_ = nullptr, *b_ptr_ = nullptr, *c_ptr_ = nullptr;
+  const float *scale_a_ptr_ = nullptr, *scale_b_ptr_ = nullptr;
   std::vector<CUtensorMap> maps_;
   int m_ = 0, n_ = 0, k_ = 0;
+  LtMatmulDesc lt_desc_;
+  LtLayout lt_a_, lt_b_, lt_c_;
+  cublasLtMatmulAlgo_t lt_algo_{};
 };
 
 class GemmFamily : public KernelFamily {
@@ -141,11 +293,11 @@ class GemmFamily : public KernelFamily {
   }
 
   std::vector<std::string> context_names() const override {
-    return {"M", "N", "K", "elem_bytes", "a_row_major", "b_row_major", "lda", "ldb", "ldc",
+    return {"M", "N", "K", "elem_bytes", "out_bytes", "a_row_major", "b_row_major", "lda", "ldb", "ldc",
             "arch", "max_smem", "sm_count"};
   }
   std::vector<std::string> placeholder_names() const override {
-    return {"ELEMENT", "A_ROW_MAJOR", "B_ROW_MAJOR"};
+    return {"ELEMENT", "OUT_ELEMENT", "A_ROW_MAJOR", "B_ROW_MAJOR"};
   }
 
   void validate(const Problem& p) const override {
@@ -155,42 +307,51 @@ class GemmFamily : public KernelFamily {
       if (it->second <= 0) throw ConfigError(fmt::format("{} must be >= 1 (got {})", d, it->second));
       if (it->second > INT32_MAX) throw ConfigError(fmt::format("{} = {} is larger than 2^31-1", d, it->second));
     }
-    if (p.dtype != "fp16" && p.dtype != "bf16" && p.dtype != "fp32")
-      throw ConfigError("unknown dtype '" + p.dtype + "' (fp16, bf16 or fp32)");
+    if (p.dtype != "fp16" && p.dtype != "bf16" && p.dtype != "fp8" && p.dtype != "fp32")
+      throw ConfigError("unknown dtype '" + p.dtype + "' (fp16, bf16, fp8 or fp32)");
     if (p.layout.size() != 2 || (p.layout[0] != 'r' && p.layout[0] != 'c') ||
         (p.layout[1] != 'r' && p.layout[1] != 'c'))
       throw ConfigError("unknown layout '" + p.layout + "' (two letters, A then B: r = row-major, c = column-major)");
+    if (p.dtype == "fp8" && p.layout != "rc")
+      throw ConfigError("dtype fp8 takes layout rc only (A row-major, B column-major: both K-contiguous, the one fp8 "
+                        "form of cuBLASLt and of Hopper's wgmma), not '" + p.layout + "'");
   }
 
   Bindings context(const Problem& p, const ArchFacts& arch) const override {
     Shape s(p);
     return {{"M", s.m}, {"N", s.n}, {"K", s.k}, {"elem_bytes", element_bytes(p.dtype)},
-            {"a_row_major", s.a_row}, {"b_row_major", s.b_row}, {"lda", s.lda()}, {"ldb", s.ldb()},
-            {"ldc", s.n}, {"arch", arch.arch}, {"max_smem", arch.max_smem}, {"sm_count", arch.sm_count}};
+            {"out_bytes", out_bytes(p.dtype)}, {"a_row_major", s.a_row}, {"b_row_major", s.b_row},
+            {"lda", s.lda()}, {"ldb", s.ldb()}, {"ldc", s.n}, {"arch", arch.arch}, {"max_smem", arch.max_smem},
+            {"sm_count", arch.sm_count}};
   }
 
   std::map<std::string, std::string> placeholders(const Problem& p) const override {
     Shape s(p);
-    const char* element = p.dtype == "fp16" ? "__half" : p.dtype == "bf16" ? "__nv_bfloat16" : "float";
-    return {{"ELEMENT", element}, {"A_ROW_MAJOR", s.a_row ? "1" : "0"}, {"B_ROW_MAJOR", s.b_row ? "1" : "0"}};
+    return {{"ELEMENT", element_name(p.dtype)}, {"OUT_ELEMENT", element_name(out_dtype(p.dtype))},
+            {"A_ROW_MAJOR", s.a_row ? "1" : "0"}, {"B_ROW_MAJOR", s.b_row ? "1" : "0"}};
   }
 
   Cost cost(const Problem& p) const override {
     Shape s(p);
-    const double eb = static_cast<double>(element_bytes(p.dtype));
-    return {2.0 * s.m * s.n * s.k, eb * (s.m * s.k + s.k * s.n + s.m * s.n)};
+    const double eb = static_cast<double>(element_bytes(p.dtype)), ob = static_cast<double>(out_bytes(p.dtype));
+    return {2.0 * s.m * s.n * s.k, eb * (s.m * s.k + s.k * s.n) + ob * s.m * s.n};
   }
 
   int64_t device_bytes(const Problem& p) const override {
     Shape s(p);
-    return element_bytes(p.dtype) * (s.m * s.k + s.k * s.n + s.m * s.n) + 4 * s.m * s.n;
+    const int64_t inputs = s.m * s.k + s.k * s.n;
+    int64_t bytes = element_bytes(p.dtype) * inputs + out_bytes(p.dtype) * s.m * s.n + 4 * s.m * s.n;
+    // fp8: the fp32 copies of A and B exist alongside the reference while it is computed.
+    if (p.dtype == "fp8") bytes += 4 * inputs + 32;  // + the two scales
+    return bytes;
   }
 
   Tolerance default_tolerance(const std::string& dtype) const override {
-    // Outputs are ~N(0,1); the bounds are a few times the output-rounding error of each type
-    // (README: "Verification tolerances").
+    // Outputs are ~N(0,1); the bounds are a few times the output-rounding error of each type, plus
+    // for fp8 the tensor core's unpromoted accumulation (README: "Verification tolerances").
     if (dtype == "fp16") return {5e-3, 5e-3, 1e-3};
     if (dtype == "bf16") return {2e-2, 2e-2, 5e-3};
+    if (dtype == "fp8") return {3e-2, 3e-2, 5e-3};
     return {1e-2, 1e-2, 3e-3};  // fp32 problems run on TF32 tensor cores
   }
 

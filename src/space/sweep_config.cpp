@@ -494,8 +494,8 @@ class ConfigParser {
     Scope s = scope(c, derived_names_.size());
     for (const auto& [operand, spec] : maps.items()) {
       std::string pointer = pointer_child("/tensor_maps", operand);
-      if (operand != "A" && operand != "B")
-        fail_key(pointer, fmt::format("tensor_maps: operand \"{}\" is not A or B", operand));
+      if (operand != "A" && operand != "B" && operand != "C")
+        fail_key(pointer, fmt::format("tensor_maps: operand \"{}\" is not A, B or C", operand));
       get_typed(pointer, Json::value_t::object, "an object");
       check_keys(spec, pointer, {"box", "swizzle"}, {"box"});
       std::string box_pointer = pointer_child(pointer, "box");

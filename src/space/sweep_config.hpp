@@ -16,8 +16,9 @@
 
 namespace ktune {
 
-// "tensor_maps": {"A": {"box": ["64", "BLOCK_M"], "swizzle": 128}, ...}: operands the kernel takes
-// as TMA descriptors; box expressions innermost dimension first.
+// "tensor_maps": {"A": {"box": ["64", "BLOCK_M"], "swizzle": 128}, ...}: operands (A, B or C) the
+// kernel takes as TMA descriptors; box expressions innermost dimension first. Where each one goes
+// in the argument list is the family's business (Workload::kernel_args).
 struct TensorMapExpr {
   std::string operand;
   Expr box[2];
@@ -40,7 +41,7 @@ struct SweepConfig {
 };
 
 // The spellings the "dtypes" and "layouts" keys accept (the same as Problem's).
-inline constexpr std::string_view known_dtypes[] = {"fp16", "bf16", "fp32"};
+inline constexpr std::string_view known_dtypes[] = {"fp16", "bf16", "fp8", "fp32"};
 inline constexpr std::string_view known_layouts[] = {"rr", "rc", "cr", "cc"};
 
 // Parses and checks a config. `origin` names the text in error messages (a path).

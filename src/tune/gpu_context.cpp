@@ -18,6 +18,7 @@ namespace {
 const char* element_type(const std::string& dtype) {
   if (dtype == "fp16") return "__half";
   if (dtype == "bf16") return "__nv_bfloat16";
+  if (dtype == "fp8") return "__nv_fp8_e4m3";
   if (dtype == "fp32") return "float";
   throw Error("unknown dtype " + dtype);
 }
@@ -39,11 +40,13 @@ GpuContext::GpuContext(const std::filesystem::path& compile_cache_dir)
   // any algorithm: the reference must be at its best, as PyTorch gives it one too.
   cublas_workspace_ = cuda::DeviceBuffer(kCublasWorkspaceBytes);
   KTUNE_CUBLAS(cublasSetWorkspace(cublas_, cublas_workspace_.get(), cublas_workspace_.bytes()));
+  KTUNE_CUBLAS(cublasLtCreate(&cublas_lt_));
   flush_buffer_ = cuda::DeviceBuffer(static_cast<size_t>(std::max<int64_t>(device_.l2_bytes, 1 << 20)) * 2);
   compare_scratch_ = cuda::DeviceBuffer(sizeof(CompareScratch));
 }
 
 GpuContext::~GpuContext() {
+  if (cublas_lt_) cublasLtDestroy(cublas_lt_);
   if (cublas_) cublasDestroy(cublas_);
 }
 
@@ -80,6 +83,17 @@ void GpuContext::fill_normal(void* p, const std::string& dtype, int64_t n, uint6
   long long count = n;
   unsigned long long s = seed;
   void* args[] = {&p, &count, &s, &scale};
+  Launch l;
+  l.block[0] = 256;
+  l.grid[0] = std::clamp<int64_t>((n + 255) / 256, 1, int64_t(device_.sm_count) * 32);
+  launch(f, l, args);
+  KTUNE_CUDA(cudaGetLastError());
+}
+
+void GpuContext::to_fp32(const void* in, const std::string& dtype, float* out, int64_t n) {
+  CUfunction f = helper(fmt::format("ktune_to_fp32<{}>", element_type(dtype)));
+  long long count = n;
+  void* args[] = {&in, &out, &count};
   Launch l;
   l.block[0] = 256;
   l.grid[0] = std::clamp<int64_t>((n + 255) / 256, 1, int64_t(device_.sm_count) * 32);

@@ -1,8 +1,10 @@
 // Everything the worker holds for the life of its process: the device, one stream that all work
-// goes to (candidates, cuBLAS, the L2 flush, events), the cuBLAS handle, the helper kernels of
-// kernels/util.cu, and the buffer written before every timed sample to flush L2.
+// goes to (candidates, cuBLAS, the L2 flush, events), the cuBLAS and cuBLASLt handles and the
+// workspace they share, the helper kernels of kernels/util.cu, and the buffer written before every
+// timed sample to flush L2.
 #pragma once
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 
 #include <filesystem>
@@ -26,10 +28,18 @@ class GpuContext {
   const DeviceInfo& device() const { return device_; }
   cudaStream_t stream() const { return stream_.get(); }
   cublasHandle_t cublas() const { return cublas_; }
+  cublasLtHandle_t cublas_lt() const { return cublas_lt_; }
+  // The workspace cuBLAS is set up with; cuBLASLt calls pass it too (all work is on one stream,
+  // so they never use it at the same time).
+  void* cublas_workspace() const { return cublas_workspace_.get(); }
+  size_t cublas_workspace_bytes() const { return cublas_workspace_.bytes(); }
   const std::filesystem::path& compile_cache_dir() const { return compile_cache_dir_; }
 
-  // dtype: "fp16" | "bf16" | "fp32". n elements of value scale * N(0,1), reproducible from seed.
+  // dtype: "fp16" | "bf16" | "fp8" (e4m3) | "fp32". n elements of value scale * N(0,1) rounded to
+  // dtype, reproducible from seed.
   void fill_normal(void* p, const std::string& dtype, int64_t n, uint64_t seed, float scale);
+  // out[i] = in[i] as fp32 (exact) for n elements of `in` (dtype).
+  void to_fp32(const void* in, const std::string& dtype, float* out, int64_t n);
   // Compares n elements of `out` (dtype) with an fp32 reference on the device.
   ErrorStats compare(const void* out, const std::string& dtype, const float* ref, int64_t n,
                      double atol, double rtol);
@@ -45,6 +55,7 @@ class GpuContext {
   DeviceInfo device_;
   cuda::Stream stream_;
   cublasHandle_t cublas_ = nullptr;
+  cublasLtHandle_t cublas_lt_ = nullptr;
   static constexpr size_t kCublasWorkspaceBytes = size_t{64} << 20;
   cuda::DeviceBuffer cublas_workspace_;
   cuda::DeviceBuffer flush_buffer_;

@@ -34,7 +34,7 @@ std::optional<Disposition> disposition_from_string(const std::string& s);
 struct Problem {
   std::string family;  // "gemm"
   Bindings dims;       // {"K":..., "M":..., "N":...}
-  std::string dtype;   // "fp16" | "bf16" | "fp32"
+  std::string dtype;   // "fp16" | "bf16" | "fp8" (e4m3 in, bf16 out) | "fp32"
   std::string layout;  // A then B: "rr", "rc", "cr", "cc" (r = row-major, c = column-major)
 
   std::string describe() const;  // "gemm 4096x4096x4096 fp16 rr"

@@ -70,7 +70,7 @@ TEST(Suite, BadInputIsReportedWithItsPlace) {
                "\"N\" must be an integer");
   expect_error(R"({"problems": [{"family": "gemm", "M": 64, "N": 64, "dtype": "fp16", "layout": "rr"}]})",
                "missing K");
-  expect_error(R"({"problems": [{"family": "gemm", "M": 64, "N": 64, "K": 64, "dtype": "fp8", "layout": "rr"}]})",
+  expect_error(R"({"problems": [{"family": "gemm", "M": 64, "N": 64, "K": 64, "dtype": "fp4", "layout": "rr"}]})",
                "unknown dtype");
   expect_error(R"({"problems": [{"family": "conv", "M": 64, "dtype": "fp16", "layout": "rr"}]})", "conv");
   expect_error(R"({"problems": [{)" + kOk + R"(, "config": 7}]})", "\"config\" must be");

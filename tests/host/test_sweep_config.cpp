@@ -298,8 +298,8 @@ TEST(SweepConfig, Problems) {
 }
 
 TEST(SweepConfig, DtypesAndLayouts) {
-  std::string text = edit(toy, "\"bf16\"]", "\"fp8\"]");
-  expect_error(text, where(text, "\"fp8\""), {"dtypes: unknown \"fp8\"", "fp16, bf16, fp32"});
+  std::string text = edit(toy, "\"bf16\"]", "\"fp4\"]");
+  expect_error(text, where(text, "\"fp4\""), {"dtypes: unknown \"fp4\"", "fp16, bf16, fp8, fp32"});
   text = edit(toy, "\"bf16\"]", "\"fp16\"]");
   expect_error(text, where(text, "\"fp16\"]"), {"dtypes: \"fp16\" is listed twice"});
   text = edit(toy, "\"cr\"]", "\"rx\"]");
@@ -309,8 +309,8 @@ TEST(SweepConfig, DtypesAndLayouts) {
 }
 
 TEST(SweepConfig, ByteOrderMarkIsSkipped) {
-  std::string text = "\xEF\xBB\xBF" + edit(toy, "\"bf16\"]", "\"fp8\"]");
-  expect_error(text, where(text, "\"fp8\""), {"dtypes: unknown \"fp8\""});
+  std::string text = "\xEF\xBB\xBF" + edit(toy, "\"bf16\"]", "\"fp4\"]");
+  expect_error(text, where(text, "\"fp4\""), {"dtypes: unknown \"fp4\""});
 }
 
 TEST(SweepConfig, FindPlaceholders) {
@@ -346,7 +346,7 @@ TEST(SweepConfig, LoadFromFile) {
   EXPECT_EQ(c.base_dir, dir);
   EXPECT_EQ(c.parameters.size(), 3u);
 
-  std::ofstream(file) << edit(toy, "\"bf16\"]", "\"fp8\"]");
+  std::ofstream(file) << edit(toy, "\"bf16\"]", "\"fp4\"]");
   try {
     load_sweep_config(file, context_names, placeholder_names);
     ADD_FAILURE() << "accepted";

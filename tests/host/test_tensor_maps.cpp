@@ -42,6 +42,17 @@ TEST(TensorMaps, BoxesAreEvaluatedPerCandidate) {
   EXPECT_EQ(back.tensor_maps[0].swizzle, 128);
 }
 
+// A kernel may store C through TMA: "C" is an operand like A and B.
+TEST(TensorMaps, OutputMayBeATensorMap) {
+  SweepConfig c = parse_sweep_config(config_with(R"j({"C": {"box": ["64", "BLOCK_M"], "swizzle": 128}})j"),
+                                     "t.json", kContext, {});
+  ASSERT_EQ(c.tensor_maps.size(), 1u);
+  auto cands = enumerate(c, {{"M", 256}, {"N", 256}, {"K", 256}, {"elem_bytes", 2}}, {});
+  ASSERT_EQ(cands[0].launch.tensor_maps.size(), 1u);
+  EXPECT_EQ(cands[0].launch.tensor_maps[0].operand, "C");
+  EXPECT_EQ(cands[0].launch.tensor_maps[0].box[1], 64);
+}
+
 TEST(TensorMaps, ParameterUsedOnlyInABoxHasAnEffect) {
   std::string text = R"j({"name": "t", "family": "gemm", "kernel": "k.cu", "kernel_name": "k",
   "parameters": {"BOX": [32, 64]},
@@ -60,7 +71,7 @@ TEST(TensorMaps, BadInputIsReportedWithPosition) {
     return std::string("no error");
   };
   EXPECT_NE(message(R"j({"A": {"box": ["64", "64"], "swizzle": 100}})j").find("swizzle 100"), std::string::npos);
-  EXPECT_NE(message(R"j({"C": {"box": ["64", "64"]}})j").find("not A or B"), std::string::npos);
+  EXPECT_NE(message(R"j({"D": {"box": ["64", "64"]}})j").find("not A, B or C"), std::string::npos);
   EXPECT_NE(message(R"j({"A": {"box": ["64"]}})j").find("list of 2"), std::string::npos);
   EXPECT_NE(message(R"j({"A": {"box": ["64", "NOPE"]}})j").find("NOPE"), std::string::npos);
   EXPECT_EQ(message(R"j({"A": {"box": ["64", "64"], "swizzle": 100}})j").rfind("t.json:", 0), 0u);

@@ -1,0 +1,147 @@
+// The gemm family's host side, per dtype: which problems it accepts (fp8 only as rc), the names
+// and values sweep configs see (elem_bytes, out_bytes, ELEMENT, OUT_ELEMENT), cost and memory,
+// gemm_mma ruling fp8 out, and the fp8 helper kernels of kernels/util.cu compiling under NVRTC.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "compile/embedded.hpp"
+#include "compile/nvrtc_compiler.hpp"
+#include "families/family.hpp"
+#include "space/enumerate.hpp"
+#include "space/sweep_config.hpp"
+#include "util/error.hpp"
+
+namespace ktune {
+namespace {
+
+Problem gemm(int64_t m, int64_t n, int64_t k, const std::string& dtype, const std::string& layout) {
+  return Problem{"gemm", {{"M", m}, {"N", n}, {"K", k}}, dtype, layout};
+}
+
+std::string validate_error(const Problem& p) {
+  try {
+    find_family("gemm").validate(p);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+TEST(GemmFamily, Fp8TakesLayoutRcOnly) {
+  EXPECT_EQ(validate_error(gemm(64, 64, 64, "fp8", "rc")), "accepted");
+  for (const char* layout : {"rr", "cr", "cc"}) {
+    const std::string why = validate_error(gemm(64, 64, 64, "fp8", layout));
+    EXPECT_NE(why.find("fp8"), std::string::npos) << why;
+    EXPECT_NE(why.find("rc"), std::string::npos) << why;
+    EXPECT_NE(why.find(std::string("'") + layout + "'"), std::string::npos) << why;
+  }
+  // The other dtypes keep every layout.
+  for (const char* dtype : {"fp16", "bf16", "fp32"})
+    for (const char* layout : {"rr", "rc", "cr", "cc"})
+      EXPECT_EQ(validate_error(gemm(64, 64, 64, dtype, layout)), "accepted") << dtype << " " << layout;
+  const std::string unknown = validate_error(gemm(64, 64, 64, "fp4", "rc"));
+  EXPECT_NE(unknown.find("fp16, bf16, fp8 or fp32"), std::string::npos) << unknown;
+}
+
+TEST(GemmFamily, ContextGivesElementAndOutputBytes) {
+  const KernelFamily& family = find_family("gemm");
+  EXPECT_TRUE(contains(family.context_names(), "out_bytes"));
+  EXPECT_TRUE(contains(family.placeholder_names(), "OUT_ELEMENT"));
+  const ArchFacts hopper = arch_facts_offline("sm_90a");
+  struct Expect {
+    const char* dtype;
+    const char* layout;
+    int64_t elem_bytes, out_bytes;
+    const char *element, *out_element;
+  };
+  for (const Expect& e : {Expect{"fp16", "rr", 2, 2, "__half", "__half"},
+                          Expect{"bf16", "cc", 2, 2, "__nv_bfloat16", "__nv_bfloat16"},
+                          Expect{"fp32", "cr", 4, 4, "float", "float"},
+                          Expect{"fp8", "rc", 1, 2, "__nv_fp8_e4m3", "__nv_bfloat16"}}) {
+    const Problem p = gemm(100, 300, 70, e.dtype, e.layout);
+    const Bindings b = family.context(p, hopper);
+    EXPECT_EQ(b.at("elem_bytes"), e.elem_bytes) << e.dtype;
+    EXPECT_EQ(b.at("out_bytes"), e.out_bytes) << e.dtype;
+    EXPECT_EQ(b.at("ldc"), 300) << e.dtype;
+    // Every name the family announces has a value, and nothing else does.
+    for (const std::string& name : family.context_names()) EXPECT_TRUE(b.count(name)) << name;
+    EXPECT_EQ(b.size(), family.context_names().size());
+
+    const auto ph = family.placeholders(p);
+    EXPECT_EQ(ph.at("ELEMENT"), e.element) << e.dtype;
+    EXPECT_EQ(ph.at("OUT_ELEMENT"), e.out_element) << e.dtype;
+    EXPECT_EQ(ph.size(), family.placeholder_names().size());
+  }
+  const Bindings rc = family.context(gemm(100, 300, 70, "fp8", "rc"), hopper);
+  EXPECT_EQ(rc.at("lda"), 70);  // both operands K-contiguous
+  EXPECT_EQ(rc.at("ldb"), 70);
+}
+
+TEST(GemmFamily, CostCountsOneByteInputsAndATwoByteOutput) {
+  const KernelFamily& family = find_family("gemm");
+  const int64_t m = 1000, n = 3008, k = 704;
+  const Cost fp8 = family.cost(gemm(m, n, k, "fp8", "rc"));
+  EXPECT_DOUBLE_EQ(fp8.flops, 2.0 * m * n * k);
+  EXPECT_DOUBLE_EQ(fp8.min_bytes, double(m * k + k * n + 2 * m * n));
+  EXPECT_DOUBLE_EQ(family.cost(gemm(m, n, k, "fp16", "rr")).min_bytes, 2.0 * (m * k + k * n + m * n));
+  EXPECT_DOUBLE_EQ(family.cost(gemm(m, n, k, "fp32", "rr")).min_bytes, 4.0 * (m * k + k * n + m * n));
+
+  // Device memory: inputs, C, the fp32 reference, and for fp8 the fp32 copies of A and B that
+  // exist while the reference is computed.
+  EXPECT_EQ(family.device_bytes(gemm(m, n, k, "fp16", "rr")), 2 * (m * k + k * n + m * n) + 4 * m * n);
+  EXPECT_GE(family.device_bytes(gemm(m, n, k, "fp8", "rc")),
+            (m * k + k * n) + 2 * m * n + 4 * m * n + 4 * (m * k + k * n));
+}
+
+TEST(GemmFamily, Fp8ToleranceIsLooserThanBf16) {
+  const KernelFamily& family = find_family("gemm");
+  const Tolerance fp8 = family.default_tolerance("fp8"), bf16 = family.default_tolerance("bf16");
+  EXPECT_DOUBLE_EQ(fp8.atol, 3e-2);
+  EXPECT_DOUBLE_EQ(fp8.rtol, 3e-2);
+  EXPECT_DOUBLE_EQ(fp8.max_norm_rel, bf16.max_norm_rel);
+}
+
+// mma.sync in gemm_mma has no fp8 path: the config must rule every fp8 candidate out, with the
+// reason saying why, while fp16 still has candidates.
+TEST(GemmFamily, GemmMmaRulesOutFp8) {
+  const KernelFamily& family = find_family("gemm");
+  const SweepConfig config = parse_sweep_config(*find_embedded("configs/gemm_mma.json"), "configs/gemm_mma.json",
+                                                family.context_names(), family.placeholder_names());
+  const ArchFacts hopper = arch_facts_offline("sm_90a");
+  auto count_valid = [&](const Problem& p) {
+    size_t valid = 0;
+    for (const Candidate& c : enumerate(config, family.context(p, hopper), family.placeholders(p))) {
+      valid += c.valid;
+      if (p.dtype == "fp8") EXPECT_EQ(c.invalid_reason, "constraint failed: elem_bytes != 1");
+    }
+    return valid;
+  };
+  EXPECT_EQ(count_valid(gemm(4096, 4096, 4096, "fp8", "rc")), 0u);
+  EXPECT_GT(count_valid(gemm(4096, 4096, 4096, "fp16", "rc")), 0u);
+}
+
+// The worker compiles these on the GPU machine: catch a broken fp8 helper here, offline.
+TEST(GemmFamily, Fp8HelperKernelsCompile) {
+  auto source = find_embedded("kernels/util.cu");
+  ASSERT_TRUE(source.has_value());
+  NvrtcCompiler compiler("");
+  for (const char* name : {"ktune_fill_normal<__nv_fp8_e4m3>", "ktune_to_fp32<__nv_fp8_e4m3>",
+                           "ktune_compare<__nv_bfloat16>"}) {
+    CompileRequest request;
+    request.source_name = "kernels/util.cu";
+    request.source_text = std::string(*source);
+    request.name_expression = name;
+    request.arch = "sm_90a";
+    const CompileInfo info = compiler.compile(request);
+    EXPECT_TRUE(info.ok) << name << "\n" << info.log;
+  }
+}
+
+}  // namespace
+}  // namespace ktune
