@@ -1,60 +1,80 @@
-// gemm_wgmma.cu — tensor-core GEMM for Hopper (sm_90a): TMA loads into an mbarrier ring, wgmma
-// from shared memory, one producer warpgroup feeding one or two consumer warpgroups.
+// gemm_wgmma.cu — tensor-core GEMM for Hopper (sm_90a): a persistent grid of CTAs, each with one
+// producer warpgroup streaming TMA loads into an mbarrier ring and one or two wgmma consumer
+// warpgroups, tile after tile; the epilogue goes through shared memory to TMA stores.
 //
-// Computes C = A·B with fp32 accumulation, output rounded to T (__half or __nv_bfloat16).
+// Computes C = A·B with fp32 accumulation, rounded to OutT:
+//   T __half or __nv_bfloat16   OutT the same type
+//   T float                      TF32 tensor cores, OutT float
+//   T __nv_fp8_e4m3              OutT __nv_bfloat16, C = scale_a * scale_b * A·B (per-tensor scales)
 //   C: M×N row-major (ldc = N).
 //   A: M×K, row-major (K contiguous) when A_ROW_MAJOR, else column-major (M contiguous).
 //   B: K×N, row-major (N contiguous) when B_ROW_MAJOR, else column-major (K contiguous).
+// wgmma reads 32-bit and 8-bit operands from shared memory K-major only, so float and fp8 take A
+// row-major and B column-major (cuBLASLt's fp8 takes that layout alone, too).
 //
-// Arguments: tmA and tmB are 2-D tensor maps the host encodes (cuTensorMapEncodeTiled) over the
-// whole operand, innermost (contiguous) dimension first, 128-byte swizzle, zero fill out of
-// bounds. Their boxes, inner dimension first, must be:
+// Arguments (tmA, tmB, C, M, N, K, tmC, scale_a, scale_b): tmA, tmB and tmC are 2-D tensor maps
+// the host encodes (cuTensorMapEncodeTiled) over the whole operand, innermost (contiguous)
+// dimension first, 128-byte swizzle, zero fill out of bounds. Their boxes, inner dimension first:
 //   A row-major {BLOCK_K, BLOCK_M}      A column-major {64, BLOCK_K}
 //   B row-major {64, BLOCK_K}           B column-major {BLOCK_K, BLOCK_N / CLUSTER_M}
-// (a 128-byte swizzle row holds 64 16-bit elements, so an M- or N-contiguous tile arrives as
-// BLOCK_M/64 or BLOCK_N/64 boxes; in a cluster each CTA fetches 1/CLUSTER_M of the B tile).
-// TMA needs every row stride to be a multiple of 16 bytes: lda and ldb multiples of 8 elements.
-// Any M, N, K >= 1 otherwise: TMA zero-fills what lies past the edges (a CTA whose rows lie
-// wholly past M still fetches its share of B for its cluster), and the epilogue guards stores.
+//   C           {128 / sizeof(OutT), BLOCK_M / NUM_CONSUMERS}
+// (a 128-byte swizzle row holds 128 bytes of elements, so a 16-bit M- or N-contiguous tile
+// arrives as BLOCK_M/64 or BLOCK_N/64 boxes, and C leaves as 128-byte-wide column panels; in a
+// cluster each CTA fetches 1/CLUSTER_M of the B tile). C is the plain pointer the direct-store
+// epilogue uses; scale_a and scale_b point to one float each and are read for fp8 only.
+// TMA needs every row stride to be a multiple of 16 bytes (lda, ldb and ldc). Any M, N, K >= 1
+// otherwise: TMA zero-fills what lies past the edges of A and B and clips the stores of C (a CTA
+// whose rows lie wholly past M still fetches its share of B for its cluster).
 //
-// Launch: 1-D grid of cdiv(M,CLUSTER_M*BLOCK_M)*cdiv(N,BLOCK_N)*CLUSTER_M blocks (the cluster
-// shape is compiled in: plain launches form the clusters) of (NUM_CONSUMERS+1)*128 threads and
-// NUM_STAGES*(BLOCK_M+BLOCK_N)*BLOCK_K*2 + SMEM_SLACK bytes of dynamic shared memory (the slack
-// aligns the tiles to 1024 bytes, the swizzle period, and holds the mbarriers).
+// Launch: 1-D grid of CTAS = min(TILES, BLOCKS_PER_SM * SMs / CLUSTER_M) * CLUSTER_M blocks,
+// TILES = cdiv(M, CLUSTER_M*BLOCK_M) * cdiv(N, BLOCK_N) (the cluster shape is compiled in: plain
+// launches form the clusters), of (NUM_CONSUMERS+1)*128 threads and
+// NUM_STAGES*(BLOCK_M+BLOCK_N)*BLOCK_K*sizeof(T) + EPILOGUE*BLOCK_M*BLOCK_N*sizeof(OutT) +
+// SMEM_SLACK bytes of dynamic shared memory (the slack aligns the tiles to 1024 bytes, the
+// swizzle period, and holds the mbarriers).
 //
 // Tunables (names as in configs/gemm_wgmma.json, which restates every constraint below):
 //   BLOCK_M        rows of the block tile: 64 or 128 per consumer warpgroup.
 //   BLOCK_N        columns of the block tile and the N of each wgmma: 64, 128 or 256.
-//   BLOCK_K        k depth of one stage: 64 (one 128-byte swizzle row of 16-bit elements).
+//   BLOCK_K        k depth of one stage: one 128-byte swizzle row (64 16-bit, 32 float, 128 fp8).
 //   NUM_STAGES     depth of the shared-memory ring, >= 2.
 //   NUM_CONSUMERS  consumer warpgroups, 1 or 2; each owns BLOCK_M/NUM_CONSUMERS rows and keeps
 //                  (BLOCK_M/NUM_CONSUMERS)*BLOCK_N/128 fp32 accumulators per thread (<= 128).
-//   GROUP_M        rows of cluster tiles walked together (Triton's grouped order), as gemm_mma.
+//   GROUP_M        rows of cluster tiles walked together (Triton's grouped order), as gemm_mma;
+//                  the persistent CTAs take consecutive tiles of that order, so a wave of them
+//                  shares panels of A and B in L2.
 //   CLUSTER_M      1 or 2: CTAs of a thread-block cluster, stacked along M, that share one B tile.
 //                  Each fetches 1/CLUSTER_M of it and the copy engine multicasts it to all,
 //                  which cuts the operand traffic from L2 by B's share. With row-major B,
 //                  BLOCK_N/64 must divide by CLUSTER_M.
 //   BLOCKS_PER_SM  1 or 2: the __launch_bounds__ occupancy; with 2 (shared memory permitting, and
-//                  NUM_CONSUMERS 1) one block's prologue and epilogue overlap the other's
-//                  main loop.
+//                  NUM_CONSUMERS 1) one block's epilogue overlaps the other's main loop.
+//   EPILOGUE       0: store straight from the accumulator registers (guarded 2-element stores);
+//                  1: write the tile to shared memory (stmatrix for 16-bit C), then one thread
+//                  per consumer issues TMA stores, which run while the next tile's main loop
+//                  starts. 1 costs BLOCK_M*BLOCK_N*sizeof(OutT) bytes of shared memory.
 //
-// Design. Warpgroup 0 is the producer: one thread waits until a stage is empty, arms its "full"
-// mbarrier with the stage's byte count and issues the TMA copies, which complete the barrier
-// themselves. The other warpgroups are consumers: each waits until a stage is full, issues
-// BLOCK_K/16 wgmma (times BLOCK_M/NUM_CONSUMERS/64) on it as one commit group, and once the group
-// before has retired (wgmma.wait_group 1, so one group is always queued behind the one running)
-// each of its warps arrives on that earlier stage's "empty" mbarrier, in every CTA of the cluster
-// (a stage may be refilled only when no CTA still reads the multicast B data it shares).
-// setmaxnreg hands the producer's registers to the consumers, which hold the accumulators; it
-// needs the register cap that __launch_bounds__ gives, or ptxas ignores it (warning C7508).
-// Operands K-major in shared memory (A row-major, B column-major) take wgmma's default layout;
-// M/N-major ones (A column-major, B row-major) set its transpose bit, which 16-bit types allow.
-// The epilogue stores straight from the accumulator registers (guarded 4-byte pairs).
+// Design. Each CTA walks the tiles blockIdx/CLUSTER_M, + gridDim/CLUSTER_M, ... (a static
+// schedule: every CTA of a cluster walks the same tiles, which the shared B tile requires). The
+// producer's ring runs on across tiles, so while the consumers finish one tile's epilogue the
+// next tile's first stages are already loading. Warpgroup 0 is the producer: one thread waits
+// until a stage is empty, arms its "full" mbarrier with the stage's byte count and issues the TMA
+// copies, which complete the barrier themselves. The other warpgroups are consumers: each waits
+// until a stage is full, issues the stage's wgmma (BLOCK_K*sizeof(T)/32 k-steps, times
+// BLOCK_M/NUM_CONSUMERS/64) as one commit group, and once the group before has retired
+// (wgmma.wait_group 1, so one group is always queued behind the one running) each of its warps
+// arrives on that earlier stage's "empty" mbarrier, in every CTA of the cluster (a stage may be
+// refilled only when no CTA still reads the multicast B data it shares). setmaxnreg hands the
+// producer's registers to the consumers, which hold the accumulators; it needs the register cap
+// that __launch_bounds__ gives, or ptxas ignores it (warning C7508). Operands K-major in shared
+// memory (A row-major, B column-major) take wgmma's default layout; M/N-major ones (A
+// column-major, B row-major) set its transpose bit, which only 16-bit types allow.
 //
 // Run: `ktune sweep configs/gemm_wgmma.json` (sm_90a only; `ktune compile --config
 // configs/gemm_wgmma.json --arch sm_90a -v` compiles every candidate without a GPU).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include "tile_order.cuh"
 
@@ -69,27 +89,43 @@ constexpr int SWIZZLE_ROW = 128;   // bytes in one row of a 128-byte-swizzled ti
 constexpr int SWIZZLE_ATOM = 1024; // 8 such rows: the period of the swizzle pattern
 constexpr int SMEM_SLACK = 1024 + 256;  // alignment of the tiles, then the mbarriers
 
-template <typename T>
-struct Elem;
+// The operand types wgmma multiplies (its instruction's type suffix).
+enum class Kind { f16, bf16, tf32, e4m3 };
+template <typename T> struct OperandKind;
+template <> struct OperandKind<__half> { static constexpr Kind value = Kind::f16; };
+template <> struct OperandKind<__nv_bfloat16> { static constexpr Kind value = Kind::bf16; };
+template <> struct OperandKind<float> { static constexpr Kind value = Kind::tf32; };
+template <> struct OperandKind<__nv_fp8_e4m3> { static constexpr Kind value = Kind::e4m3; };
 
-template <>
-struct Elem<__half> {
-  static constexpr bool BF16 = false;
+// Rounding fp32 results to the output type: pairs (4- or 8-byte aligned) and single elements.
+template <typename OutT> struct Out;
+template <> struct Out<__half> {
+  static __device__ __forceinline__ unsigned pack(float x, float y) {
+    const __half2 h = __floats2half2_rn(x, y);
+    return *reinterpret_cast<const unsigned*>(&h);
+  }
   static __device__ __forceinline__ void store2(__half* p, float x, float y) {
     *reinterpret_cast<__half2*>(p) = __floats2half2_rn(x, y);
   }
   static __device__ __forceinline__ void store1(__half* p, float x) { *p = __float2half_rn(x); }
 };
-
-template <>
-struct Elem<__nv_bfloat16> {
-  static constexpr bool BF16 = true;
+template <> struct Out<__nv_bfloat16> {
+  static __device__ __forceinline__ unsigned pack(float x, float y) {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(x, y);
+    return *reinterpret_cast<const unsigned*>(&h);
+  }
   static __device__ __forceinline__ void store2(__nv_bfloat16* p, float x, float y) {
     *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(x, y);
   }
   static __device__ __forceinline__ void store1(__nv_bfloat16* p, float x) {
     *p = __float2bfloat16_rn(x);
   }
+};
+template <> struct Out<float> {
+  static __device__ __forceinline__ void store2(float* p, float x, float y) {
+    *reinterpret_cast<float2*>(p) = make_float2(x, y);
+  }
+  static __device__ __forceinline__ void store1(float* p, float x) { *p = x; }
 };
 
 __host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
@@ -192,6 +228,51 @@ __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
                : "memory");
 }
 
+// ---- TMA stores and the epilogue's synchronization ----
+
+// One box of shared memory (at `src`, laid out as the map's box and swizzle) to a 2-D tensor map
+// at element coordinates (c0 inner, c1 outer); the copy engine clips what lies past the edges.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, unsigned src, int c0, int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
+          reinterpret_cast<unsigned long long>(map)),
+      "r"(src), "r"(c0), "r"(c1)
+      : "memory");
+}
+__device__ __forceinline__ void bulk_commit() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+// Returns once this thread's bulk groups, all but the newest N, have finished reading shared
+// memory (the buffer may be rewritten; the global writes may still be in flight).
+template <int N>
+__device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+// Returns once all this thread's bulk groups have completed.
+__device__ __forceinline__ void bulk_wait_all() {
+  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
+// Makes this thread's ordinary shared-memory writes visible to the copy engine (async proxy).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+// Barrier `id` (1..15; 0 is __syncthreads) over `threads` threads: one consumer warpgroup.
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+// Four 8×8 16-bit matrices to shared memory: lanes 8i..8i+7 give the row addresses of matrix i,
+// and each thread's r[i] holds two adjacent elements of matrix i in the mma fragment layout
+// (row lane/4, columns 2*(lane%4) and +1), which is the wgmma accumulator's layout too.
+__device__ __forceinline__ void stmatrix_x4(unsigned addr, unsigned r0, unsigned r1, unsigned r2,
+                                            unsigned r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr),
+               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+__device__ __forceinline__ void st_shared_v2(unsigned addr, float x, float y) {
+  asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(x), "f"(y) : "memory");
+}
+
 // ---- wgmma ----
 
 // Shared-memory matrix descriptor of a 128-byte-swizzled operand tile starting at `addr`
@@ -246,43 +327,56 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
       KTUNE_WGMMA_ACC8((i) + 24)
 #define KTUNE_WGMMA_ACC64 KTUNE_WGMMA_ACC32(0), KTUNE_WGMMA_ACC32(32)
 #define KTUNE_WGMMA_ACC128 KTUNE_WGMMA_ACC64, KTUNE_WGMMA_ACC32(64), KTUNE_WGMMA_ACC32(96)
-// D += A·B, scale-d = 1 (accumulators start at zero), no negation; then transpose-A, -B.
-#define KTUNE_WGMMA(N, TYPES, DREGS, TAIL, ACC)                                         \
-  asm volatile("wgmma.mma_async.sync.aligned.m64n" #N "k16.f32" TYPES " {" DREGS "}, " \
-               TAIL ";\n"                                                              \
-               : ACC                                                                   \
-               : "l"(desc_a), "l"(desc_b), "n"(TRANS_A), "n"(TRANS_B)                  \
+// One wgmma, D += A·B with scale-d = 1 (the accumulators start at zero) and no negation; the
+// 16-bit form also takes the transpose bits of M/N-major operands (tf32 and e4m3 have none).
+#define KTUNE_WGMMA_TRANSPOSING(N, KDIM, TYPES, DREGS, OPERANDS, ACC)                          \
+  asm volatile("wgmma.mma_async.sync.aligned.m64n" #N "k" #KDIM ".f32" TYPES " {" DREGS "}, " \
+               OPERANDS ";\n"                                                                 \
+               : ACC                                                                          \
+               : "l"(desc_a), "l"(desc_b), "n"(TRANS_A), "n"(TRANS_B)                         \
                : "memory")
+#define KTUNE_WGMMA_K_MAJOR(N, KDIM, TYPES, DREGS, OPERANDS, ACC)                              \
+  asm volatile("wgmma.mma_async.sync.aligned.m64n" #N "k" #KDIM ".f32" TYPES " {" DREGS "}, " \
+               OPERANDS ";\n"                                                                 \
+               : ACC                                                                          \
+               : "l"(desc_a), "l"(desc_b)                                                     \
+               : "memory")
+// The three N a kernel uses; the operand numbers follow the N/2 accumulator registers.
+#define KTUNE_WGMMA_EACH_N(FORM, KDIM, TYPES, SCALES)                                            \
+  {                                                                                            \
+    if constexpr (N == 64)                                                                     \
+      FORM(64, KDIM, TYPES, KTUNE_WGMMA_D64, "%32, %33, " SCALES(34, 35), KTUNE_WGMMA_ACC32(0)); \
+    else if constexpr (N == 128)                                                               \
+      FORM(128, KDIM, TYPES, KTUNE_WGMMA_D128, "%64, %65, " SCALES(66, 67), KTUNE_WGMMA_ACC64);  \
+    else                                                                                       \
+      FORM(256, KDIM, TYPES, KTUNE_WGMMA_D256, "%128, %129, " SCALES(130, 131),                \
+           KTUNE_WGMMA_ACC128);                                                                \
+  }
+#define KTUNE_WGMMA_SCALES_TRANSPOSES(TA, TB) "1, 1, 1, %" #TA ", %" #TB
+#define KTUNE_WGMMA_SCALES(TA, TB) "1, 1, 1"
 
-// One m64nNk16 wgmma of the warpgroup: d (N/2 fp32 per thread) += A(64×16)·B(16×N).
-template <typename T, int N, int TRANS_A, int TRANS_B>
+// One m64nNk(32 bytes) wgmma of the warpgroup: d (N/2 fp32 per thread) += A(64×k)·B(k×N).
+template <Kind KIND, int N, int TRANS_A, int TRANS_B>
 __device__ __forceinline__ void wgmma(float (&d)[N / 2], unsigned long long desc_a,
                                       unsigned long long desc_b) {
   static_assert(N == 64 || N == 128 || N == 256, "wgmma N: 64, 128 or 256");
-  if constexpr (Elem<T>::BF16) {
-    if constexpr (N == 64)
-      KTUNE_WGMMA(64, ".bf16.bf16", KTUNE_WGMMA_D64, "%32, %33, 1, 1, 1, %34, %35",
-                  KTUNE_WGMMA_ACC32(0));
-    else if constexpr (N == 128)
-      KTUNE_WGMMA(128, ".bf16.bf16", KTUNE_WGMMA_D128, "%64, %65, 1, 1, 1, %66, %67",
-                  KTUNE_WGMMA_ACC64);
-    else
-      KTUNE_WGMMA(256, ".bf16.bf16", KTUNE_WGMMA_D256, "%128, %129, 1, 1, 1, %130, %131",
-                  KTUNE_WGMMA_ACC128);
-  } else {
-    if constexpr (N == 64)
-      KTUNE_WGMMA(64, ".f16.f16", KTUNE_WGMMA_D64, "%32, %33, 1, 1, 1, %34, %35",
-                  KTUNE_WGMMA_ACC32(0));
-    else if constexpr (N == 128)
-      KTUNE_WGMMA(128, ".f16.f16", KTUNE_WGMMA_D128, "%64, %65, 1, 1, 1, %66, %67",
-                  KTUNE_WGMMA_ACC64);
-    else
-      KTUNE_WGMMA(256, ".f16.f16", KTUNE_WGMMA_D256, "%128, %129, 1, 1, 1, %130, %131",
-                  KTUNE_WGMMA_ACC128);
-  }
+  static_assert(KIND == Kind::f16 || KIND == Kind::bf16 || (TRANS_A == 0 && TRANS_B == 0),
+                "tf32 and e4m3 wgmma read K-major operands only");
+  if constexpr (KIND == Kind::f16)
+    KTUNE_WGMMA_EACH_N(KTUNE_WGMMA_TRANSPOSING, 16, ".f16.f16", KTUNE_WGMMA_SCALES_TRANSPOSES)
+  else if constexpr (KIND == Kind::bf16)
+    KTUNE_WGMMA_EACH_N(KTUNE_WGMMA_TRANSPOSING, 16, ".bf16.bf16", KTUNE_WGMMA_SCALES_TRANSPOSES)
+  else if constexpr (KIND == Kind::tf32)
+    KTUNE_WGMMA_EACH_N(KTUNE_WGMMA_K_MAJOR, 8, ".tf32.tf32", KTUNE_WGMMA_SCALES)
+  else
+    KTUNE_WGMMA_EACH_N(KTUNE_WGMMA_K_MAJOR, 32, ".e4m3.e4m3", KTUNE_WGMMA_SCALES)
 }
 
-#undef KTUNE_WGMMA
+#undef KTUNE_WGMMA_SCALES
+#undef KTUNE_WGMMA_SCALES_TRANSPOSES
+#undef KTUNE_WGMMA_EACH_N
+#undef KTUNE_WGMMA_K_MAJOR
+#undef KTUNE_WGMMA_TRANSPOSING
 #undef KTUNE_WGMMA_ACC128
 #undef KTUNE_WGMMA_ACC64
 #undef KTUNE_WGMMA_ACC32
@@ -293,22 +387,29 @@ __device__ __forceinline__ void wgmma(float (&d)[N / 2], unsigned long long desc
 
 }  // namespace gemm_wgmma_detail
 
-template <typename T, int A_ROW_MAJOR, int B_ROW_MAJOR, int BLOCK_M, int BLOCK_N, int BLOCK_K,
-          int NUM_STAGES, int NUM_CONSUMERS, int GROUP_M, int CLUSTER_M, int BLOCKS_PER_SM>
+template <typename T, typename OutT, int A_ROW_MAJOR, int B_ROW_MAJOR, int BLOCK_M, int BLOCK_N,
+          int BLOCK_K, int NUM_STAGES, int NUM_CONSUMERS, int GROUP_M, int CLUSTER_M,
+          int BLOCKS_PER_SM, int EPILOGUE>
 __global__ void __cluster_dims__(CLUSTER_M, 1, 1)
     __launch_bounds__((NUM_CONSUMERS + 1) * 128, BLOCKS_PER_SM)
 ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
-                 T* __restrict__ C, int M, int N, int K) {
+                 OutT* __restrict__ C, int M, int N, int K, const __grid_constant__ CUtensorMap tmC,
+                 const float* __restrict__ scale_a, const float* __restrict__ scale_b) {
   using namespace gemm_wgmma_detail;
+  constexpr Kind KIND = OperandKind<T>::value;
   constexpr int E = sizeof(T);
-  constexpr int CHUNK = SWIZZLE_ROW / E;           // elements in one swizzle row: 64
+  constexpr int OE = sizeof(OutT);
+  constexpr int CHUNK = SWIZZLE_ROW / E;           // elements in one swizzle row
   constexpr int WG_M = BLOCK_M / NUM_CONSUMERS;    // rows of one consumer warpgroup
-  constexpr int MI = WG_M / 64;                    // m64 wgmma per k16 step
-  constexpr int KSTEPS = BLOCK_K / 16;
+  constexpr int MI = WG_M / 64;                    // m64 wgmma per k-step
+  constexpr int KSTEPS = BLOCK_K * E / 32;         // k-steps per stage: each reads 32 bytes of K
   constexpr int ACC = BLOCK_N / 2;                 // fp32 accumulators per thread per m64
   constexpr int A_STAGE = BLOCK_M * BLOCK_K * E;
   constexpr int B_STAGE = BLOCK_N * BLOCK_K * E;
   constexpr int PANEL = BLOCK_K * SWIZZLE_ROW;     // one 64-wide M/N chunk of an M/N-major tile
+  constexpr int C_PANEL = WG_M * SWIZZLE_ROW;      // one 128-byte-wide column panel of C
+  constexpr int C_PANEL_COLS = SWIZZLE_ROW / OE;
+  constexpr int C_WG_TILE = WG_M * BLOCK_N * OE;   // one consumer's share of the C staging tile
   // Registers: __launch_bounds__ caps each thread at ENTRY_REGS (the register file split over
   // the blocks, in steps of 8); setmaxnreg then moves the producer's share to the consumers,
   // within the block's allocation. configs/gemm_wgmma.json restates these three.
@@ -318,7 +419,10 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
   constexpr int CONSUMER_REGS =
       imin(240, (ENTRY_REGS * (NUM_CONSUMERS + 1) - PRODUCER_REGS) / NUM_CONSUMERS / 8 * 8);
   constexpr int B_SLICE = BLOCK_N / CLUSTER_M;     // columns of the B tile this CTA fetches
-  static_assert(E == 2, "gemm_wgmma: 16-bit element types only");
+  static_assert(E == 2 || (A_ROW_MAJOR && !B_ROW_MAJOR),
+                "float and fp8 operands must be K-major: A row-major, B column-major");
+  static_assert(KIND == Kind::e4m3 ? OE == 2 : (E == 4 ? OE == 4 : sizeof(OutT) == sizeof(T)),
+                "output type: T itself, bf16 for fp8");
   static_assert(NUM_CONSUMERS == 1 || NUM_CONSUMERS == 2, "NUM_CONSUMERS: 1 or 2");
   static_assert(WG_M == 64 || WG_M == 128, "BLOCK_M / NUM_CONSUMERS: 64 or 128");
   static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 256, "BLOCK_N: 64, 128 or 256");
@@ -333,23 +437,24 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
   static_assert(B_ROW_MAJOR ? B_SLICE % CHUNK == 0 : B_SLICE % 8 == 0,
                 "the B tile must split into whole boxes across the cluster");
   static_assert(NUM_STAGES >= 2 && GROUP_M >= 1, "NUM_STAGES >= 2, GROUP_M >= 1");
+  static_assert(EPILOGUE == 0 || EPILOGUE == 1, "EPILOGUE: 0 or 1");
   static_assert(2 * NUM_STAGES * 8 <= SMEM_SLACK - 1024, "mbarriers must fit in the slack");
 
-  // Cluster tile (CLUSTER_M*BLOCK_M rows), in grouped order: GROUP_M rows of cluster tiles are
-  // walked column by column. CTA `rank` of the cluster takes the rank-th BLOCK_M rows; past the
-  // edge of M it still fetches its share of B for the others, and stores nothing.
+  // Cluster tiles (CLUSTER_M*BLOCK_M rows) in grouped order; this cluster takes every
+  // `tile_stride`-th from its own index. CTA `rank` of the cluster takes the rank-th BLOCK_M
+  // rows; past the edge of M it still fetches its share of B for the others, and stores nothing.
   const unsigned rank = CLUSTER_M == 1 ? 0 : cluster_rank();
-  const int tile = blockIdx.x / CLUSTER_M;
-  const KtuneTile t = ktune_grouped_tile(tile, cdiv(M, CLUSTER_M * BLOCK_M), cdiv(N, BLOCK_N), GROUP_M);
-  const int m0 = (t.m * CLUSTER_M + rank) * BLOCK_M;
-  const int n0 = t.n * BLOCK_N;
+  const int tiles_m = cdiv(M, CLUSTER_M * BLOCK_M), tiles_n = cdiv(N, BLOCK_N);
+  const int tiles = tiles_m * tiles_n;
+  const int first_tile = blockIdx.x / CLUSTER_M, tile_stride = gridDim.x / CLUSTER_M;
 
-  // Shared layout from the first 1024-byte boundary: NUM_STAGES A tiles, NUM_STAGES B tiles,
-  // then NUM_STAGES "full" and NUM_STAGES "empty" mbarriers.
+  // Shared layout from the first 1024-byte boundary: NUM_STAGES A tiles, NUM_STAGES B tiles, the
+  // C staging tile (EPILOGUE 1), then NUM_STAGES "full" and NUM_STAGES "empty" mbarriers.
   extern __shared__ __align__(1024) unsigned char smem[];
   const unsigned a_tiles = (smem_addr(smem) + SWIZZLE_ATOM - 1) & ~unsigned(SWIZZLE_ATOM - 1);
   const unsigned b_tiles = a_tiles + NUM_STAGES * A_STAGE;
-  const unsigned full_bar = b_tiles + NUM_STAGES * B_STAGE;
+  const unsigned c_tile = b_tiles + NUM_STAGES * B_STAGE;
+  const unsigned full_bar = c_tile + EPILOGUE * NUM_CONSUMERS * C_WG_TILE;
   const unsigned empty_bar = full_bar + 8 * NUM_STAGES;
   const int k_tiles = cdiv(K, BLOCK_K);
 
@@ -367,48 +472,53 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
     __syncthreads();
 
   if (threadIdx.x < 128) {
-    // ---- producer warpgroup: one thread issues every copy ----
+    // ---- producer warpgroup: one thread issues every copy, tile after tile ----
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(PRODUCER_REGS));
     if (threadIdx.x == 0) {
       prefetch_tensor_map(&tmA);
       prefetch_tensor_map(&tmB);
       int s = 0;
       unsigned phase = 0;
-      for (int kt = 0; kt < k_tiles; ++kt) {
-        mbar_wait(empty_bar + 8 * s, phase ^ 1);
-        const unsigned bar = full_bar + 8 * s;
-        mbar_arrive_expect_tx(bar, A_STAGE + B_STAGE);
-        const int k0 = kt * BLOCK_K;
-        const unsigned a_dst = a_tiles + s * A_STAGE, b_dst = b_tiles + s * B_STAGE;
-        if (A_ROW_MAJOR) {
-          tma_load_2d(a_dst, &tmA, bar, k0, m0);
-        } else {
+      for (int tile = first_tile; tile < tiles; tile += tile_stride) {
+        const KtuneTile t = ktune_grouped_tile(tile, tiles_m, tiles_n, GROUP_M);
+        const int m0 = (t.m * CLUSTER_M + rank) * BLOCK_M;
+        const int n0 = t.n * BLOCK_N;
+        for (int kt = 0; kt < k_tiles; ++kt) {
+          mbar_wait(empty_bar + 8 * s, phase ^ 1);
+          const unsigned bar = full_bar + 8 * s;
+          mbar_arrive_expect_tx(bar, A_STAGE + B_STAGE);
+          const int k0 = kt * BLOCK_K;
+          const unsigned a_dst = a_tiles + s * A_STAGE, b_dst = b_tiles + s * B_STAGE;
+          if (A_ROW_MAJOR) {
+            tma_load_2d(a_dst, &tmA, bar, k0, m0);
+          } else {
 #pragma unroll
-          for (int i = 0; i < BLOCK_M / CHUNK; ++i)
-            tma_load_2d(a_dst + i * PANEL, &tmA, bar, m0 + i * CHUNK, k0);
-        }
-        // This CTA's slice of B: panels [rank*B_SLICE/64, ...) of a row-major (N-contiguous)
-        // tile, or rows [rank*B_SLICE, ...) of a K-contiguous one.
-        if (B_ROW_MAJOR) {
-#pragma unroll
-          for (int j = 0; j < B_SLICE / CHUNK; ++j) {
-            const int col = rank * B_SLICE + j * CHUNK;
-            if (CLUSTER_M == 1)
-              tma_load_2d(b_dst + j * PANEL, &tmB, bar, n0 + col, k0);
-            else
-              tma_load_2d_multicast(b_dst + (col / CHUNK) * PANEL, &tmB, bar, n0 + col, k0,
-                                    (1u << CLUSTER_M) - 1);
+            for (int i = 0; i < BLOCK_M / CHUNK; ++i)
+              tma_load_2d(a_dst + i * PANEL, &tmA, bar, m0 + i * CHUNK, k0);
           }
-        } else {
-          if (CLUSTER_M == 1)
-            tma_load_2d(b_dst, &tmB, bar, k0, n0);
-          else
-            tma_load_2d_multicast(b_dst + rank * B_SLICE * SWIZZLE_ROW, &tmB, bar, k0,
-                                  n0 + rank * B_SLICE, (1u << CLUSTER_M) - 1);
-        }
-        if (++s == NUM_STAGES) {
-          s = 0;
-          phase ^= 1;
+          // This CTA's slice of B: panels [rank*B_SLICE/64, ...) of a row-major (N-contiguous)
+          // tile, or rows [rank*B_SLICE, ...) of a K-contiguous one.
+          if (B_ROW_MAJOR) {
+#pragma unroll
+            for (int j = 0; j < B_SLICE / CHUNK; ++j) {
+              const int col = rank * B_SLICE + j * CHUNK;
+              if (CLUSTER_M == 1)
+                tma_load_2d(b_dst + j * PANEL, &tmB, bar, n0 + col, k0);
+              else
+                tma_load_2d_multicast(b_dst + (col / CHUNK) * PANEL, &tmB, bar, n0 + col, k0,
+                                      (1u << CLUSTER_M) - 1);
+            }
+          } else {
+            if (CLUSTER_M == 1)
+              tma_load_2d(b_dst, &tmB, bar, k0, n0);
+            else
+              tma_load_2d_multicast(b_dst + rank * B_SLICE * SWIZZLE_ROW, &tmB, bar, k0,
+                                    n0 + rank * B_SLICE, (1u << CLUSTER_M) - 1);
+          }
+          if (++s == NUM_STAGES) {
+            s = 0;
+            phase ^= 1;
+          }
         }
       }
     }
@@ -417,12 +527,16 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMER_REGS));
     const int consumer = threadIdx.x / 128 - 1;
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+    const bool store_leader = EPILOGUE && threadIdx.x % 128 == 0;  // issues this consumer's stores
+    if (store_leader) prefetch_tensor_map(&tmC);
+    float scale = 1.f;
+    if constexpr (KIND == Kind::e4m3) scale = *scale_a * *scale_b;
 
     // Descriptors of stage 0, k-step 0, this consumer's first m64 slice. K-major tiles are rows
-    // of 128 bytes (8-row groups 1024 bytes apart) and a k16 step moves 32 bytes along the row;
+    // of 128 bytes (8-row groups 1024 bytes apart) and a k-step moves 32 bytes along the row;
     // M/N-major tiles are 64-wide panels of BLOCK_K rows and a k16 step moves 16 rows (2048 B).
-    constexpr unsigned A_KSTEP = A_ROW_MAJOR ? 16 * E : 16 * SWIZZLE_ROW;
-    constexpr unsigned B_KSTEP = B_ROW_MAJOR ? 16 * SWIZZLE_ROW : 16 * E;
+    constexpr unsigned A_KSTEP = A_ROW_MAJOR ? 32 : 16 * SWIZZLE_ROW;
+    constexpr unsigned B_KSTEP = B_ROW_MAJOR ? 16 * SWIZZLE_ROW : 32;
     constexpr unsigned A_MSTEP = A_ROW_MAJOR ? 64 * SWIZZLE_ROW : PANEL;  // next m64 slice
     const unsigned long long desc_a0 =
         make_desc(a_tiles + consumer * MI * A_MSTEP, A_ROW_MAJOR ? 16 : PANEL, SWIZZLE_ATOM);
@@ -430,78 +544,138 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
         make_desc(b_tiles, B_ROW_MAJOR ? PANEL : 16, SWIZZLE_ATOM);
 
     float acc[MI][ACC];
-#pragma unroll
-    for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-      for (int i = 0; i < ACC; ++i) acc[mi][i] = 0.f;
-
-    int s = 0, prev = 0;
+    int s = 0;
     unsigned phase = 0;
-    for (int kt = 0; kt < k_tiles; ++kt) {
-      mbar_wait(full_bar + 8 * s, phase);
+    for (int tile = first_tile; tile < tiles; tile += tile_stride) {
+      const KtuneTile t = ktune_grouped_tile(tile, tiles_m, tiles_n, GROUP_M);
+      const int m0 = (t.m * CLUSTER_M + rank) * BLOCK_M + consumer * WG_M;  // this consumer's rows
+      const int n0 = t.n * BLOCK_N;
 #pragma unroll
-      for (int mi = 0; mi < MI; ++mi) fence_accumulators(acc[mi]);
-      wgmma_fence();
+      for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-      for (int ks = 0; ks < KSTEPS; ++ks) {
-        // Descriptor addresses are in 16-byte units in the low bits; offsets stay below 256 KB,
-        // so adding them to the encoded descriptor cannot carry into the other fields.
-        const unsigned long long db = desc_b0 + ((s * B_STAGE + ks * B_KSTEP) >> 4);
-#pragma unroll
-        for (int mi = 0; mi < MI; ++mi) {
-          const unsigned long long da =
-              desc_a0 + ((s * A_STAGE + ks * A_KSTEP + mi * A_MSTEP) >> 4);
-          wgmma<T, BLOCK_N, A_ROW_MAJOR ? 0 : 1, B_ROW_MAJOR ? 1 : 0>(acc[mi], da, db);
-        }
-      }
-      wgmma_commit();
-#pragma unroll
-      for (int mi = 0; mi < MI; ++mi) fence_accumulators(acc[mi]);
-      // The group before this one has retired: its stage can be refilled.
-      wgmma_wait<1>();
-      if (kt > 0 && lane == 0) {
+        for (int i = 0; i < ACC; ++i) acc[mi][i] = 0.f;
+
+      // Arrives on a retired stage's "empty" barrier in every CTA of the cluster.
+      auto release = [&](int stage) {
+        if (lane != 0) return;
         if (CLUSTER_M == 1) {
-          mbar_arrive(empty_bar + 8 * prev);
+          mbar_arrive(empty_bar + 8 * stage);
         } else {
 #pragma unroll
-          for (int r = 0; r < CLUSTER_M; ++r) mbar_arrive_cluster(empty_bar + 8 * prev, r);
+          for (int r = 0; r < CLUSTER_M; ++r) mbar_arrive_cluster(empty_bar + 8 * stage, r);
         }
-      }
-      prev = s;
-      if (++s == NUM_STAGES) {
-        s = 0;
-        phase ^= 1;
-      }
-    }
-    wgmma_wait<0>();
+      };
+      int prev = 0;
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        mbar_wait(full_bar + 8 * s, phase);
 #pragma unroll
-    for (int mi = 0; mi < MI; ++mi) fence_accumulators(acc[mi]);
-
-    // Epilogue: thread (warp, lane) holds rows 16*warp + lane/4 (+8) of each m64 slice and, per
-    // 8-column group j, columns 8j + 2*(lane%4) (+1).
-    const int row_base = m0 + consumer * WG_M + warp * 16 + lane / 4;
-    const int col_base = n0 + 2 * (lane % 4);
-    const bool pairs = (N % 2) == 0;  // a column pair is 4-byte aligned and wholly in or out
+        for (int mi = 0; mi < MI; ++mi) fence_accumulators(acc[mi]);
+        wgmma_fence();
 #pragma unroll
-    for (int mi = 0; mi < MI; ++mi) {
+        for (int ks = 0; ks < KSTEPS; ++ks) {
+          // Descriptor addresses are in 16-byte units in the low bits; offsets stay below
+          // 256 KB, so adding them to the encoded descriptor cannot carry into other fields.
+          const unsigned long long db = desc_b0 + ((s * B_STAGE + ks * B_KSTEP) >> 4);
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int row = row_base + mi * 64 + h * 8;
-        if (row >= M) continue;
-        T* const dst = C + static_cast<long long>(row) * N;
-#pragma unroll
-        for (int j = 0; j < BLOCK_N / 8; ++j) {
-          const int col = col_base + 8 * j;
-          const float x = acc[mi][4 * j + 2 * h], y = acc[mi][4 * j + 2 * h + 1];
-          if (pairs) {
-            if (col < N) Elem<T>::store2(dst + col, x, y);
-          } else {
-            if (col < N) Elem<T>::store1(dst + col, x);
-            if (col + 1 < N) Elem<T>::store1(dst + col + 1, y);
+          for (int mi = 0; mi < MI; ++mi) {
+            const unsigned long long da =
+                desc_a0 + ((s * A_STAGE + ks * A_KSTEP + mi * A_MSTEP) >> 4);
+            wgmma<KIND, BLOCK_N, A_ROW_MAJOR ? 0 : 1, B_ROW_MAJOR ? 1 : 0>(acc[mi], da, db);
           }
         }
+        wgmma_commit();
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) fence_accumulators(acc[mi]);
+        // The group before this one has retired: its stage can be refilled.
+        wgmma_wait<1>();
+        if (kt > 0) release(prev);
+        prev = s;
+        if (++s == NUM_STAGES) {
+          s = 0;
+          phase ^= 1;
+        }
+      }
+      wgmma_wait<0>();
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi) fence_accumulators(acc[mi]);
+      release(prev);
+      if (m0 >= M) continue;  // a cluster CTA wholly past the edge of M
+
+      // Epilogue. Thread (warp, lane) holds rows 16*warp + lane/4 (+8) of each m64 slice and,
+      // per 8-column group j, columns 8j + 2*(lane%4) (+1): acc[mi][4j + 2h + {0,1}].
+      if constexpr (EPILOGUE == 0) {
+        const int row_base = m0 + warp * 16 + lane / 4;
+        const int col_base = n0 + 2 * (lane % 4);
+        const bool pairs = (N % 2) == 0;  // a column pair is aligned and wholly in or out
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int row = row_base + mi * 64 + h * 8;
+            if (row >= M) continue;
+            OutT* const dst = C + static_cast<long long>(row) * N;
+#pragma unroll
+            for (int j = 0; j < BLOCK_N / 8; ++j) {
+              const int col = col_base + 8 * j;
+              const float x = scale * acc[mi][4 * j + 2 * h], y = scale * acc[mi][4 * j + 2 * h + 1];
+              if (pairs) {
+                if (col < N) Out<OutT>::store2(dst + col, x, y);
+              } else {
+                if (col < N) Out<OutT>::store1(dst + col, x);
+                if (col + 1 < N) Out<OutT>::store1(dst + col + 1, y);
+              }
+            }
+          }
+        }
+      } else {
+        // Staging tile: this consumer's WG_M × BLOCK_N outputs as 128-byte-wide column panels of
+        // WG_M rows, 128-byte swizzled (16-byte chunk c of row r at chunk c ^ (r % 8)), the
+        // layout of tmC's box, so the 8 rows a warp writes at once hit different banks.
+        const unsigned c_mine = c_tile + consumer * C_WG_TILE;
+        auto staged = [&](int row, int col) {  // shared address of output (row, col)
+          const int byte = (col % C_PANEL_COLS) * OE;
+          return c_mine + (col / C_PANEL_COLS) * C_PANEL + row * SWIZZLE_ROW +
+                 ((((byte >> 4) ^ row) & 7) << 4) + (byte & 15);
+        };
+        // The previous tile's stores must have read the staging tile before it is rewritten.
+        if (store_leader) bulk_wait_read<0>();
+        named_barrier_sync(1 + consumer, 128);
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) {
+          const int row = mi * 64 + warp * 16 + lane % 8;  // for stmatrix: lanes give rows
+#pragma unroll
+          for (int j = 0; j < BLOCK_N / 8; j += 2) {
+            if constexpr (OE == 2) {
+              // Matrices (j, rows 0-7), (j, rows 8-15), (j+1, 0-7), (j+1, 8-15): lane's matrix
+              // is lane/8, its row lane%8.
+              const int q = lane / 8;
+              const unsigned addr = staged(row + (q % 2) * 8, (j + q / 2) * 8);
+              const float* a = acc[mi];
+              stmatrix_x4(addr, Out<OutT>::pack(scale * a[4 * j], scale * a[4 * j + 1]),
+                          Out<OutT>::pack(scale * a[4 * j + 2], scale * a[4 * j + 3]),
+                          Out<OutT>::pack(scale * a[4 * j + 4], scale * a[4 * j + 5]),
+                          Out<OutT>::pack(scale * a[4 * j + 6], scale * a[4 * j + 7]));
+            } else {
+#pragma unroll
+              for (int jj = j; jj < j + 2; ++jj)
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+                  st_shared_v2(staged(mi * 64 + warp * 16 + h * 8 + lane / 4, 8 * jj + 2 * (lane % 4)),
+                               acc[mi][4 * jj + 2 * h], acc[mi][4 * jj + 2 * h + 1]);
+            }
+          }
+        }
+        fence_proxy_async_shared();
+        named_barrier_sync(1 + consumer, 128);
+        if (store_leader) {
+#pragma unroll
+          for (int p = 0; p < BLOCK_N / C_PANEL_COLS; ++p)
+            tma_store_2d(&tmC, c_mine + p * C_PANEL, n0 + p * C_PANEL_COLS, m0);
+          bulk_commit();
+        }
       }
     }
+    if (store_leader) bulk_wait_all();  // the staging tile must outlive the last stores
   }
   // A CTA's shared memory and barriers must outlive the peers' multicasts and remote arrivals.
   if (CLUSTER_M > 1) cluster_sync();

@@ -1,8 +1,12 @@
 // The built-in GEMM kernels against cuBLAS on the GPU, for every dtype and layout over ragged and
 // tiny shapes: a few valid configurations of each default sweep this GPU runs (first, middle,
 // last), each compiled for this GPU and checked on fresh random inputs with a poisoned output.
-// Every case must be covered by at least one family.
+// Every case must be covered by at least one family. fp8 runs on Hopper and newer (its kernel is
+// gemm_wgmma's), layout rc only, on shapes whose leading dimensions are 16-byte aligned (K and N
+// multiples of 16: TMA and cuBLASLt's fp8 kernels need it) but whose tiles are still ragged.
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "compile/compile_all.hpp"
 #include "compile/embedded.hpp"
@@ -22,14 +26,37 @@ struct Case {
   std::string dtype, layout;
 };
 
-std::vector<Case> cases() {
+std::vector<Case> cases(int arch) {
   const std::vector<std::array<int64_t, 3>> shapes = {
       {1, 1, 1}, {17, 33, 5}, {127, 129, 65}, {64, 64, 64}, {256, 128, 512}, {1000, 3000, 700}, {4095, 4097, 4093}};
   std::vector<Case> out;
   for (const auto& s : shapes)
     for (std::string dtype : {"fp16", "bf16", "fp32"})
       for (std::string layout : {"rr", "rc", "cr", "cc"}) out.push_back({s[0], s[1], s[2], dtype, layout});
+  if (arch >= 90) {
+    const std::vector<std::array<int64_t, 3>> fp8_shapes = {
+        {1, 16, 16}, {17, 48, 32}, {127, 144, 80}, {64, 64, 64}, {256, 128, 512}, {1000, 3008, 704}, {4095, 4112, 4080}};
+    for (const auto& s : fp8_shapes) out.push_back({s[0], s[1], s[2], "fp8", "rc"});
+  }
   return out;
+}
+
+// The first, middle and last valid candidates, then for every value a tunable takes among the
+// valid ones (EPILOGUE 0 and 1, CLUSTER_M 1 and 2, ...) the first candidate with that value if no
+// pick has it yet: every code path of a kernel runs on every ragged shape it accepts.
+std::vector<size_t> spread_picks(const std::vector<Candidate>& valid) {
+  std::vector<size_t> picks = {0, valid.size() / 2, valid.size() - 1};
+  auto has = [&](const std::string& name, int64_t value) {
+    for (size_t i : picks)
+      if (valid[i].params.at(name) == value) return true;
+    return false;
+  };
+  for (size_t c = 0; c < valid.size(); ++c)
+    for (const auto& [name, value] : valid[c].params)
+      if (!has(name, value)) picks.push_back(c);
+  std::sort(picks.begin(), picks.end());
+  picks.erase(std::unique(picks.begin(), picks.end()), picks.end());
+  return picks;
 }
 
 TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
@@ -57,7 +84,7 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
     size_t case_index;
     CandidateRecord rec;
   };
-  std::vector<Case> all = cases();
+  std::vector<Case> all = cases(arch_facts(device).arch);
   std::vector<Pick> picks;
   std::vector<CompileRequest> requests;
   for (size_t c = 0; c < all.size(); ++c) {
@@ -69,7 +96,7 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
         if (cand.valid) valid.push_back(std::move(cand));
       covered += valid.size();
       if (valid.empty()) continue;
-      for (size_t idx : {size_t{0}, valid.size() / 2, valid.size() - 1}) {
+      for (size_t idx : spread_picks(valid)) {
         CandidateRecord rec;
         rec.config_name = config.name;
         rec.params = valid[idx].params;
@@ -101,7 +128,43 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
     ++checked;
   }
   EXPECT_GE(checked, static_cast<int>(all.size() * 3));
+  // On Hopper the wgmma family covers every dtype (fp32 and fp8 in layout rc).
+  if (arch_facts(device).arch == 90)
+    for (std::string dtype : {"fp16", "bf16", "fp32", "fp8"}) {
+      bool wgmma = false;
+      for (const Pick& pick : picks)
+        wgmma |= pick.rec.config_name == "gemm_wgmma" && all[pick.case_index].dtype == dtype;
+      EXPECT_TRUE(wgmma) << "gemm_wgmma ran no " << dtype << " case";
+    }
   EXPECT_EQ(session.worker_restarts(), 0);
+}
+
+// The fp8 baseline (cuBLASLt with device-side scales and fast accumulation) matches the reference
+// made from the same fp8 inputs in fp32: operand order, TN form and scale pointers are right (an
+// ignored scale would be off by 4x or more).
+TEST(Fp8Baseline, CublasLtMatchesTheReference) {
+  KTUNE_REQUIRE_GPU();
+  auto dir = test::scratch_dir("fp8-baseline");
+  SessionOptions so;
+  so.compile_cache_dir = dir;
+  so.worker_executable = KTUNE_BINARY;
+  Session session(so);
+  if (arch_facts(session.device()).arch < 89) GTEST_SKIP() << "no fp8 tensor cores on " << session.device().name;
+  const KernelFamily& family = find_family("gemm");
+  Problem p{"gemm", {{"M", 1000}, {"N", 3008}, {"K", 4096}}, "fp8", "rc"};
+  session.set_problem(p, family.default_tolerance("fp8"), 11);
+  StoppingRule rule;
+  rule.min_samples = 3;
+  rule.min_time_ms = 1;
+  rule.max_time_ms = 50;
+  CandidateRecord ref = session.time_baseline(rule, 5);
+  EXPECT_EQ(ref.disposition, Disposition::passed) << ref.reason;
+  EXPECT_EQ(ref.kernel_name, "cublasLtMatmul (fp8 e4m3, fast accumulation, bf16 out)");
+  ASSERT_TRUE(ref.error.has_value());
+  EXPECT_EQ(ref.error->nonfinite, 0);
+  EXPECT_LT(ref.error->norm_rel, family.default_tolerance("fp8").max_norm_rel);
+  // Not bit-identical: the output is bf16 and the sums are ordered differently.
+  EXPECT_GT(ref.error->norm_rel, 0);
 }
 
 // The timing path reports self-consistent statistics, and cuBLAS on a large fp16 GEMM lands in
