@@ -12,7 +12,7 @@
 // wgmma reads 32-bit and 8-bit operands from shared memory K-major only, so float and fp8 take A
 // row-major and B column-major (cuBLASLt's fp8 takes that layout alone, too).
 //
-// Arguments (tmA, tmB, C, M, N, K, tmC, scale_a, scale_b): tmA, tmB and tmC are 2-D tensor maps
+// Arguments (tmA, tmB, C, M, N, K, tmC, scale_a, scale_b, partials, arrivals): tmA, tmB and tmC are 2-D tensor maps
 // the host encodes (cuTensorMapEncodeTiled) over the whole operand, innermost (contiguous)
 // dimension first, 128-byte swizzle, zero fill out of bounds. Their boxes, inner dimension first:
 //   A row-major {BLOCK_K, BLOCK_M}      A column-major {64, BLOCK_K}
@@ -22,11 +22,14 @@
 // arrives as BLOCK_M/64 or BLOCK_N/64 boxes, and C leaves as 128-byte-wide column panels; in a
 // cluster each CTA fetches 1/CLUSTER_M of the B tile). C is the plain pointer the direct-store
 // epilogue uses; scale_a and scale_b point to one float each and are read for fp8 only.
+// partials and arrivals are split-K's workspace (SPLIT_K > 1 only): room for
+// TILES*CLUSTER_M*SPLIT_K*BLOCK_M*BLOCK_N floats, and TILES*CLUSTER_M*NUM_CONSUMERS counters that
+// are zero at launch (the kernel leaves them zero again).
 // TMA needs every row stride to be a multiple of 16 bytes (lda, ldb and ldc). Any M, N, K >= 1
 // otherwise: TMA zero-fills what lies past the edges of A and B and clips the stores of C (a CTA
 // whose rows lie wholly past M still fetches its share of B for its cluster).
 //
-// Launch: 1-D grid of CTAS = min(TILES, BLOCKS_PER_SM * SMs / CLUSTER_M) * CLUSTER_M blocks,
+// Launch: 1-D grid of CTAS = min(TILES * SPLIT_K, BLOCKS_PER_SM * SMs / CLUSTER_M) * CLUSTER_M blocks,
 // TILES = cdiv(M, CLUSTER_M*BLOCK_M) * cdiv(N, BLOCK_N) (the cluster shape is compiled in: plain
 // launches form the clusters), of (NUM_CONSUMERS+1)*128 threads and
 // NUM_STAGES*(BLOCK_M+BLOCK_N)*BLOCK_K*sizeof(T) + EPILOGUE*BLOCK_M*BLOCK_N*sizeof(OutT) +
@@ -53,9 +56,14 @@
 //                  1: write the tile to shared memory (stmatrix for 16-bit C), then one thread
 //                  per consumer issues TMA stores, which run while the next tile's main loop
 //                  starts. 1 costs BLOCK_M*BLOCK_N*sizeof(OutT) bytes of shared memory.
+//   SPLIT_K        units of work per tile, each over 1/SPLIT_K of the k tiles: for shapes with
+//                  fewer tiles than SMs (small M, decode) and long K. Each unit leaves fp32
+//                  partial sums in global memory; the last to finish a tile adds them up and
+//                  stores C.
 //
-// Design. Each CTA walks the tiles blockIdx/CLUSTER_M, + gridDim/CLUSTER_M, ... (a static
-// schedule: every CTA of a cluster walks the same tiles, which the shared B tile requires). The
+// Design. Each CTA walks the work units (tiles, or tiles × SPLIT_K) blockIdx/CLUSTER_M,
+// + gridDim/CLUSTER_M, ... (a static schedule: every CTA of a cluster walks the same units, which
+// the shared B tile requires). The
 // producer's ring runs on across tiles, so while the consumers finish one tile's epilogue the
 // next tile's first stages are already loading. Warpgroup 0 is the producer: one thread waits
 // until a stage is empty, arms its "full" mbarrier with the stage's byte count and issues the TMA
@@ -389,12 +397,13 @@ __device__ __forceinline__ void wgmma(float (&d)[N / 2], unsigned long long desc
 
 template <typename T, typename OutT, int A_ROW_MAJOR, int B_ROW_MAJOR, int BLOCK_M, int BLOCK_N,
           int BLOCK_K, int NUM_STAGES, int NUM_CONSUMERS, int GROUP_M, int CLUSTER_M,
-          int BLOCKS_PER_SM, int EPILOGUE>
+          int BLOCKS_PER_SM, int EPILOGUE, int SPLIT_K>
 __global__ void __cluster_dims__(CLUSTER_M, 1, 1)
     __launch_bounds__((NUM_CONSUMERS + 1) * 128, BLOCKS_PER_SM)
 ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
                  OutT* __restrict__ C, int M, int N, int K, const __grid_constant__ CUtensorMap tmC,
-                 const float* __restrict__ scale_a, const float* __restrict__ scale_b) {
+                 const float* __restrict__ scale_a, const float* __restrict__ scale_b,
+                 float* __restrict__ partials, unsigned* __restrict__ arrivals) {
   using namespace gemm_wgmma_detail;
   constexpr Kind KIND = OperandKind<T>::value;
   constexpr int E = sizeof(T);
@@ -438,7 +447,9 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
                 "the B tile must split into whole boxes across the cluster");
   static_assert(NUM_STAGES >= 2 && GROUP_M >= 1, "NUM_STAGES >= 2, GROUP_M >= 1");
   static_assert(EPILOGUE == 0 || EPILOGUE == 1, "EPILOGUE: 0 or 1");
-  static_assert(2 * NUM_STAGES * 8 <= SMEM_SLACK - 1024, "mbarriers must fit in the slack");
+  static_assert(SPLIT_K >= 1, "SPLIT_K >= 1");
+  static_assert(2 * NUM_STAGES * 8 + 8 * NUM_CONSUMERS <= SMEM_SLACK - 1024,
+                "mbarriers and split-K flags must fit in the slack");
 
   // Cluster tiles (CLUSTER_M*BLOCK_M rows) in grouped order; this cluster takes every
   // `tile_stride`-th from its own index. CTA `rank` of the cluster takes the rank-th BLOCK_M
@@ -446,7 +457,9 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
   const unsigned rank = CLUSTER_M == 1 ? 0 : cluster_rank();
   const int tiles_m = cdiv(M, CLUSTER_M * BLOCK_M), tiles_n = cdiv(N, BLOCK_N);
   const int tiles = tiles_m * tiles_n;
-  const int first_tile = blockIdx.x / CLUSTER_M, tile_stride = gridDim.x / CLUSTER_M;
+  // Work units: SPLIT_K consecutive units per tile, each over its share of the k tiles.
+  const int units = tiles * SPLIT_K;
+  const int first_unit = blockIdx.x / CLUSTER_M, unit_stride = gridDim.x / CLUSTER_M;
 
   // Shared layout from the first 1024-byte boundary: NUM_STAGES A tiles, NUM_STAGES B tiles, the
   // C staging tile (EPILOGUE 1), then NUM_STAGES "full" and NUM_STAGES "empty" mbarriers.
@@ -456,6 +469,7 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
   const unsigned c_tile = b_tiles + NUM_STAGES * B_STAGE;
   const unsigned full_bar = c_tile + EPILOGUE * NUM_CONSUMERS * C_WG_TILE;
   const unsigned empty_bar = full_bar + 8 * NUM_STAGES;
+  const unsigned last_flag = empty_bar + 8 * NUM_STAGES;  // per consumer: split-K's last arrival
   const int k_tiles = cdiv(K, BLOCK_K);
 
   if (threadIdx.x == 0) {
@@ -479,11 +493,12 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
       prefetch_tensor_map(&tmB);
       int s = 0;
       unsigned phase = 0;
-      for (int tile = first_tile; tile < tiles; tile += tile_stride) {
-        const KtuneTile t = ktune_grouped_tile(tile, tiles_m, tiles_n, GROUP_M);
+      for (int unit = first_unit; unit < units; unit += unit_stride) {
+        const KtuneTile t = ktune_grouped_tile(unit / SPLIT_K, tiles_m, tiles_n, GROUP_M);
         const int m0 = (t.m * CLUSTER_M + rank) * BLOCK_M;
         const int n0 = t.n * BLOCK_N;
-        for (int kt = 0; kt < k_tiles; ++kt) {
+        const int split = unit % SPLIT_K;
+        for (int kt = split * k_tiles / SPLIT_K; kt < (split + 1) * k_tiles / SPLIT_K; ++kt) {
           mbar_wait(empty_bar + 8 * s, phase ^ 1);
           const unsigned bar = full_bar + 8 * s;
           mbar_arrive_expect_tx(bar, A_STAGE + B_STAGE);
@@ -546,7 +561,8 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
     float acc[MI][ACC];
     int s = 0;
     unsigned phase = 0;
-    for (int tile = first_tile; tile < tiles; tile += tile_stride) {
+    for (int unit = first_unit; unit < units; unit += unit_stride) {
+      const int tile = unit / SPLIT_K, split = unit % SPLIT_K;
       const KtuneTile t = ktune_grouped_tile(tile, tiles_m, tiles_n, GROUP_M);
       const int m0 = (t.m * CLUSTER_M + rank) * BLOCK_M + consumer * WG_M;  // this consumer's rows
       const int n0 = t.n * BLOCK_N;
@@ -565,8 +581,9 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
           for (int r = 0; r < CLUSTER_M; ++r) mbar_arrive_cluster(empty_bar + 8 * stage, r);
         }
       };
-      int prev = 0;
-      for (int kt = 0; kt < k_tiles; ++kt) {
+      int prev = -1;
+      const int kt_end = (split + 1) * k_tiles / SPLIT_K;
+      for (int kt = split * k_tiles / SPLIT_K; kt < kt_end; ++kt) {
         mbar_wait(full_bar + 8 * s, phase);
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi) fence_accumulators(acc[mi]);
@@ -588,7 +605,7 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
         for (int mi = 0; mi < MI; ++mi) fence_accumulators(acc[mi]);
         // The group before this one has retired: its stage can be refilled.
         wgmma_wait<1>();
-        if (kt > 0) release(prev);
+        if (prev >= 0) release(prev);
         prev = s;
         if (++s == NUM_STAGES) {
           s = 0;
@@ -598,8 +615,57 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
       wgmma_wait<0>();
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi) fence_accumulators(acc[mi]);
-      release(prev);
+      if (prev >= 0) release(prev);  // a split may have no k tiles when K is short
       if (m0 >= M) continue;  // a cluster CTA wholly past the edge of M
+
+      if constexpr (SPLIT_K > 1) {
+        // Split-K: every unit leaves its fp32 partial sums in its own slot of `partials` (thread
+        // by thread, 16-byte stores); the consumer that arrives last on the tile's counter adds
+        // the others' to its own, resets the counter for the next launch, and stores C. Nobody
+        // waits for another unit, so no schedule can deadlock.
+        const int tid = threadIdx.x % 128;
+        auto slot = [&](int sp) {
+          return partials +
+                 (((static_cast<long long>(tile) * CLUSTER_M + rank) * SPLIT_K + sp) * NUM_CONSUMERS +
+                  consumer) * (MI * ACC * 128);
+        };
+        float* const mine = slot(split);
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+          for (int i = 0; i < ACC; i += 4)
+            __stcg(reinterpret_cast<float4*>(mine + ((mi * ACC + i) * 128 + 4 * tid)),
+                   make_float4(acc[mi][i], acc[mi][i + 1], acc[mi][i + 2], acc[mi][i + 3]));
+        __threadfence();  // the partials are visible GPU-wide before the arrival that announces them
+        named_barrier_sync(1 + consumer, 128);
+        unsigned* const counter = arrivals + (tile * CLUSTER_M + rank) * NUM_CONSUMERS + consumer;
+        if (tid == 0) {
+          const unsigned before = atomicAdd(counter, 1u);
+          const bool last = before == SPLIT_K - 1;
+          if (last) *counter = 0;
+          asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(last_flag + 4 * consumer), "r"(last ? 1u : 0u)
+                       : "memory");
+        }
+        named_barrier_sync(1 + consumer, 128);
+        unsigned last;
+        asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(last) : "r"(last_flag + 4 * consumer) : "memory");
+        if (!last) continue;
+        __threadfence();
+        for (int sp = 0; sp < SPLIT_K; ++sp) {
+          if (sp == split) continue;
+          const float* const other = slot(sp);
+#pragma unroll
+          for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+            for (int i = 0; i < ACC; i += 4) {
+              const float4 v = __ldcg(reinterpret_cast<const float4*>(other + ((mi * ACC + i) * 128 + 4 * tid)));
+              acc[mi][i] += v.x;
+              acc[mi][i + 1] += v.y;
+              acc[mi][i + 2] += v.z;
+              acc[mi][i + 3] += v.w;
+            }
+        }
+      }
 
       // Epilogue. Thread (warp, lane) holds rows 16*warp + lane/4 (+8) of each m64 slice and,
       // per 8-column group j, columns 8j + 2*(lane%4) (+1): acc[mi][4j + 2h + {0,1}].

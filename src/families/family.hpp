@@ -34,7 +34,8 @@ class Workload {
   // named in `tensor_maps` are passed as TMA descriptors (encoded here, kept alive by the workload
   // until the next call), in place of their pointer or appended, as the family defines. gemm:
   // A, B, C, M, N, K; A/B replaced by their descriptors when named; C's descriptor appended when
-  // named (the C pointer stays); then const float* scale_a, scale_b (null but for fp8).
+  // named (the C pointer stays); then const float* scale_a, scale_b (null but for fp8); then
+  // split-K's workspace, float* partials and unsigned* arrivals.
   // Throws ktune::Error when a descriptor cannot be encoded for this problem.
   virtual std::vector<void*> kernel_args(const std::vector<TensorMapSpec>& tensor_maps) = 0;
   virtual void poison_output() = 0;               // NaN everywhere, before every checked run

@@ -13,7 +13,7 @@
 // Kernel arguments, for every gemm kernel: A, B, C, M, N, K (int); A or B replaced by its TMA
 // descriptor when the config names it in "tensor_maps"; then C's descriptor when "C" is named (the
 // C pointer stays in place as well); then const float* scale_a, const float* scale_b (null but for
-// fp8 problems).
+// fp8 problems); then split-K's workspace, float* partials and unsigned* arrivals (see below).
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <fmt/format.h>
@@ -59,6 +59,12 @@ CUtensorMapDataType tensor_map_type(const std::string& dtype) {
   if (dtype == "fp8") return CU_TENSOR_MAP_DATA_TYPE_UINT8;
   return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
 }
+
+// Split-K's workspace, passed to every kernel after the scales (configs bound what a candidate may
+// use with the context names splitk_partial_bytes and splitk_counters): fp32 partial sums, and
+// per-tile arrival counters that are zero at every launch.
+constexpr int64_t kSplitKPartialBytes = 32 << 20;
+constexpr int64_t kSplitKCounters = 1 << 16;
 
 // fp8 inputs are drawn 4x wider than N(0,1) so that e4m3's 3 mantissa bits cover them well (its
 // subnormals start at 2^-6); the scales bring the product back to ~N(0,1).
@@ -129,6 +135,11 @@ class GemmWorkload : public Workload {
     }
     KTUNE_CUDA(cudaStreamSynchronize(gpu_.stream()));
 
+    partials_ = cuda::DeviceBuffer(kSplitKPartialBytes);
+    arrivals_ = cuda::DeviceBuffer(kSplitKCounters * sizeof(unsigned));
+    KTUNE_CUDA(cudaMemsetAsync(arrivals_.get(), 0, arrivals_.bytes(), gpu_.stream()));
+    partials_ptr_ = partials_.get();
+    arrivals_ptr_ = arrivals_.get();
     a_ptr_ = a_.get();
     b_ptr_ = b_.get();
     c_ptr_ = c_.get();
@@ -161,10 +172,15 @@ class GemmWorkload : public Workload {
     // with fewer parameters never reads the extra entries.
     args.push_back(&scale_a_ptr_);
     args.push_back(&scale_b_ptr_);
+    args.push_back(&partials_ptr_);
+    args.push_back(&arrivals_ptr_);
     return args;
   }
 
   void poison_output() override {
+    // A split-K kernel leaves its tile counters at zero; one that failed may not have, and the
+    // next candidate must not inherit that.
+    KTUNE_CUDA(cudaMemsetAsync(arrivals_.get(), 0, arrivals_.bytes(), gpu_.stream()));
     // 0xFF bytes are NaN in fp16, bf16 and fp32 alike (fp8 problems write bf16).
     KTUNE_CUDA(cudaMemsetAsync(c_.get(), 0xff, c_.bytes(), gpu_.stream()));
   }
@@ -273,7 +289,8 @@ class GemmWorkload : public Workload {
   std::string dtype_;
   bool fp8_;
   Shape shape_;
-  cuda::DeviceBuffer a_, b_, c_, ref_, scales_;
+  cuda::DeviceBuffer a_, b_, c_, ref_, scales_, partials_, arrivals_;
+  void *partials_ptr_ = nullptr, *arrivals_ptr_ = nullptr;
   static constexpr size_t kScaleStride = 16;  // bytes from scale_a to scale_b on the device
   float scale_a_ = 1.0f, scale_b_ = 1.0f;      // fp8 only
   void *a_ptr_ = nullptr, *b_ptr_ = nullptr, *c_ptr_ = nullptr;
@@ -294,7 +311,7 @@ class GemmFamily : public KernelFamily {
 
   std::vector<std::string> context_names() const override {
     return {"M", "N", "K", "elem_bytes", "out_bytes", "a_row_major", "b_row_major", "lda", "ldb", "ldc",
-            "arch", "max_smem", "sm_count"};
+            "arch", "max_smem", "sm_count", "splitk_partial_bytes", "splitk_counters"};
   }
   std::vector<std::string> placeholder_names() const override {
     return {"ELEMENT", "OUT_ELEMENT", "A_ROW_MAJOR", "B_ROW_MAJOR"};
@@ -322,7 +339,8 @@ class GemmFamily : public KernelFamily {
     return {{"M", s.m}, {"N", s.n}, {"K", s.k}, {"elem_bytes", element_bytes(p.dtype)},
             {"out_bytes", out_bytes(p.dtype)}, {"a_row_major", s.a_row}, {"b_row_major", s.b_row},
             {"lda", s.lda()}, {"ldb", s.ldb()}, {"ldc", s.n}, {"arch", arch.arch}, {"max_smem", arch.max_smem},
-            {"sm_count", arch.sm_count}};
+            {"sm_count", arch.sm_count}, {"splitk_partial_bytes", kSplitKPartialBytes},
+            {"splitk_counters", kSplitKCounters}};
   }
 
   std::map<std::string, std::string> placeholders(const Problem& p) const override {
@@ -343,7 +361,7 @@ class GemmFamily : public KernelFamily {
     int64_t bytes = element_bytes(p.dtype) * inputs + out_bytes(p.dtype) * s.m * s.n + 4 * s.m * s.n;
     // fp8: the fp32 copies of A and B exist alongside the reference while it is computed.
     if (p.dtype == "fp8") bytes += 4 * inputs + 32;  // + the two scales
-    return bytes;
+    return bytes + kSplitKPartialBytes + kSplitKCounters * 4;
   }
 
   Tolerance default_tolerance(const std::string& dtype) const override {

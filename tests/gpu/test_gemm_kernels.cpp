@@ -1,6 +1,7 @@
 // The built-in GEMM kernels against cuBLAS on the GPU, for every dtype and layout over ragged and
-// tiny shapes: a few valid configurations of each default sweep this GPU runs (first, middle,
-// last), each compiled for this GPU and checked on fresh random inputs with a poisoned output.
+// tiny shapes (and small-M, long-K ones that split-K takes): valid configurations of each default
+// sweep this GPU runs (spread_picks), each compiled for this GPU and checked on fresh random
+// inputs with a poisoned output.
 // Every case must be covered by at least one family. fp8 runs on Hopper and newer (its kernel is
 // gemm_wgmma's), layout rc only, on shapes whose leading dimensions are 16-byte aligned (K and N
 // multiples of 16: TMA and cuBLASLt's fp8 kernels need it) but whose tiles are still ragged.
@@ -28,14 +29,16 @@ struct Case {
 
 std::vector<Case> cases(int arch) {
   const std::vector<std::array<int64_t, 3>> shapes = {
-      {1, 1, 1}, {17, 33, 5}, {127, 129, 65}, {64, 64, 64}, {256, 128, 512}, {1000, 3000, 700}, {4095, 4097, 4093}};
+      {1, 1, 1},    {17, 33, 5},       {127, 129, 65},    {64, 64, 64},     {256, 128, 512},
+      {100, 200, 1504}, {33, 144, 4096}, {1000, 3000, 700}, {4095, 4097, 4093}};
   std::vector<Case> out;
   for (const auto& s : shapes)
     for (std::string dtype : {"fp16", "bf16", "fp32"})
       for (std::string layout : {"rr", "rc", "cr", "cc"}) out.push_back({s[0], s[1], s[2], dtype, layout});
   if (arch >= 90) {
     const std::vector<std::array<int64_t, 3>> fp8_shapes = {
-        {1, 16, 16}, {17, 48, 32}, {127, 144, 80}, {64, 64, 64}, {256, 128, 512}, {1000, 3008, 704}, {4095, 4112, 4080}};
+        {1, 16, 16},   {17, 48, 32},      {127, 144, 80},    {64, 64, 64},
+        {256, 128, 512}, {33, 144, 4096}, {1000, 3008, 704}, {4095, 4112, 4080}};
     for (const auto& s : fp8_shapes) out.push_back({s[0], s[1], s[2], "fp8", "rc"});
   }
   return out;
