@@ -44,6 +44,14 @@ std::vector<Case> cases(int arch) {
   return out;
 }
 
+// A session whose worker is the ktune under test and whose compile cache is the test's own.
+SessionOptions session_options(const std::filesystem::path& dir) {
+  SessionOptions so;
+  so.compile_cache_dir = dir;
+  so.worker_executable = KTUNE_BINARY;
+  return so;
+}
+
 // The first, middle and last valid candidates, then for every value a tunable takes among the
 // valid ones (EPILOGUE 0 and 1, CLUSTER_M 1 and 2, ...) the first candidate with that value if no
 // pick has it yet: every code path of a kernel runs on every ragged shape it accepts.
@@ -67,10 +75,7 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
   auto dir = test::scratch_dir("gemm");
   const KernelFamily& family = find_family("gemm");
 
-  SessionOptions so;
-  so.compile_cache_dir = dir;
-  so.worker_executable = KTUNE_BINARY;
-  Session session(so);
+  Session session(session_options(dir));
   const DeviceInfo& device = session.device();
   NvrtcCompiler compiler(dir);
   std::vector<std::pair<SweepConfig, KernelSource>> sweeps;
@@ -148,10 +153,7 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
 TEST(Fp8Baseline, CublasLtMatchesTheReference) {
   KTUNE_REQUIRE_GPU();
   auto dir = test::scratch_dir("fp8-baseline");
-  SessionOptions so;
-  so.compile_cache_dir = dir;
-  so.worker_executable = KTUNE_BINARY;
-  Session session(so);
+  Session session(session_options(dir));
   if (arch_facts(session.device()).arch < 89) GTEST_SKIP() << "no fp8 tensor cores on " << session.device().name;
   const KernelFamily& family = find_family("gemm");
   Problem p{"gemm", {{"M", 1000}, {"N", 3008}, {"K", 4096}}, "fp8", "rc"};
@@ -175,10 +177,7 @@ TEST(Fp8Baseline, CublasLtMatchesTheReference) {
 TEST(Timing, StatisticsAreConsistentAndPlausible) {
   KTUNE_REQUIRE_GPU();
   auto dir = test::scratch_dir("timing");
-  SessionOptions so;
-  so.compile_cache_dir = dir;
-  so.worker_executable = KTUNE_BINARY;
-  Session session(so);
+  Session session(session_options(dir));
   const KernelFamily& family = find_family("gemm");
   Problem p{"gemm", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, "fp16", "rr"};
   session.set_problem(p, family.default_tolerance("fp16"), 7);
