@@ -28,8 +28,9 @@
 //                     through shared memory in whole 16-byte chunks. 0: any shape (odd K, odd
 //                     N, ...), into the same shared layout: 8-byte cp.async pieces when the
 //                     leading dimension allows (16-bit elements with ld % 4 == 0), 4-byte ones
-//                     for fp32, else guarded element loads (synchronous: slow); guarded element
-//                     stores.
+//                     for fp32, else aligned 4-byte loads into registers, funnel-shifted into
+//                     place and stored to shared memory a k tile later (TileLoader::fetch_halves);
+//                     C leaves through shared memory in runs of consecutive elements.
 //
 // Design. Each operand tile is stored in shared memory with its global contiguous dimension
 // contiguous, so global reads stay 16-byte coalesced whatever the layout. 16-byte chunks are
@@ -185,6 +186,16 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
+// A predicated read-only load: zero where `pred` is false, without a branch around the load
+// (which is what a C++ conditional around __ldg compiles to).
+__device__ __forceinline__ unsigned load_word_or_zero(const unsigned* p, bool pred) {
+  unsigned v;
+  asm("{\n .reg .pred q;\n setp.ne.b32 q, %2, 0;\n mov.b32 %0, 0;\n @q ld.global.nc.b32 %0, [%1];\n}\n"
+      : "=r"(v)
+      : "l"(p), "r"((int)pred));
+  return v;
+}
+
 // Copies one operand's k tile (ROWS × COLS elements, COLS contiguous in global and in shared
 // memory) into a swizzled stage. K runs along the columns (K_IN_COLS) or the rows. Each thread
 // owns the same chunk column of rows r, r+ROW_STEP, ...; its pointer and edge distances move
@@ -260,37 +271,86 @@ struct TileLoader {
     }
   }
 
-  // Any shape, 16-bit elements in rows of odd length (no cp.async smaller than 4 bytes):
-  // guarded element loads, packed into the same 16-byte chunks. Synchronous and slow.
-  __device__ __forceinline__ void load_halves(unsigned char* stage) {
+  // Any shape, 16-bit elements whose rows start only 2-byte aligned (odd ld, where cp.async has
+  // no piece small enough): register-staged. fetch_halves() issues aligned 4-byte loads of the
+  // next k tile into registers and returns at once; store_halves(), called one k tile's worth of
+  // mma later, funnel-shifts the words into place, zeroes what lies past the edges and writes
+  // the same swizzled chunks cp.async would have. A chunk that starts on an odd element reads the
+  // word before it (part of the previous row, inside the matrix) and one word more.
+  // ROW_STEP is even, so every row of this thread has the parity of its first: one shift.
+  static constexpr int WORDS = 5;  // 4-byte words that cover 8 elements at any 2-byte offset
+  unsigned staged_[ITERS][WORDS];
+  int staged_cols_left_;  // cols_left_ at fetch time (rows past the edge fetch zeros)
+
+  __device__ __forceinline__ int odd_start() const {
+    return (int)(reinterpret_cast<unsigned long long>(ptr_) >> 1) & 1;
+  }
+
+  __device__ __forceinline__ void fetch_halves() {
+    static_assert(ROW_STEP % 2 == 0, "rows of one thread must share their alignment");
+    const int odd = odd_start();
+    staged_cols_left_ = cols_left_;
+    // Which of the five words hold an element inside the row: word j holds elements 2j - odd
+    // and 2j - odd + 1 of the chunk. The fifth is needed only when the chunk starts odd. (A
+    // word that straddles the end of the matrix stays inside the allocation's 4-byte granule.)
+    bool word_ok[WORDS];
+#pragma unroll
+    for (int j = 0; j < WORDS; ++j) word_ok[j] = (j == 0 ? 0 : 2 * j - odd) < cols_left_;
+    word_ok[WORDS - 1] = word_ok[WORDS - 1] && odd;
 #pragma unroll
     for (int it = 0; it < ITERS; ++it) {
       const int r = it * ROW_STEP;
       if (ITERS * THREADS != ROWS * CPR && row_ + r >= ROWS) break;
-      const unsigned short* src = reinterpret_cast<const unsigned short*>(ptr_ + r * ld_);
       const bool row_ok = r < rows_left_;
+      const unsigned* words = reinterpret_cast<const unsigned*>(ptr_ + r * ld_ - odd);
+#pragma unroll
+      for (int j = 0; j < WORDS; ++j) staged_[it][j] = load_word_or_zero(words + j, row_ok && word_ok[j]);
+    }
+  }
+
+  // advance() moves ptr_ by whole chunks or by an even number of rows: the parity holds.
+  __device__ __forceinline__ void store_halves(unsigned char* stage) const {
+    const int shift = 16 * odd_start();
+#pragma unroll
+    for (int it = 0; it < ITERS; ++it) {
+      const int r = it * ROW_STEP;
+      if (ITERS * THREADS != ROWS * CPR && row_ + r >= ROWS) break;
       unsigned w[4];
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const unsigned lo = (row_ok && 2 * e < cols_left_) ? src[2 * e] : 0u;
-        const unsigned hi = (row_ok && 2 * e + 1 < cols_left_) ? src[2 * e + 1] : 0u;
-        w[e] = lo | (hi << 16);
+      for (int e = 0; e < 4; ++e) w[e] = __funnelshift_r(staged_[it][e], staged_[it][e + 1], shift);
+      if (staged_cols_left_ < CH) {  // the chunk crosses the row's end: zero what lies past it
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          if (2 * e >= staged_cols_left_) w[e] = 0u;
+          else if (2 * e + 1 >= staged_cols_left_) w[e] &= 0xffffu;
+        }
       }
       *reinterpret_cast<uint4*>(stage + 16 * slot(r)) = make_uint4(w[0], w[1], w[2], w[3]);
     }
   }
 
-  // The row alignment test is the same for every thread: no divergence. Two paths per type
-  // at most: each one more raises the register count of the whole kernel (tf32 has no room).
-  __device__ __forceinline__ void load(unsigned char* stage_ptr, unsigned stage_addr) {
+  // Rows of 16-bit elements that start only 2-byte aligned: the register-staged path.
+  __device__ __forceinline__ bool staged() const {
+    return !ALIGNED && sizeof(T) == 2 && ld_ % 4 != 0;
+  }
+
+  // Starts the copy of the next k tile into a stage. The row alignment test is the same for
+  // every thread: no divergence. Two paths per type at most: each one more raises the register
+  // count of the whole kernel (tf32 has no room).
+  __device__ __forceinline__ void load(unsigned stage_addr) {
     if (ALIGNED)
       load_chunks(stage_addr);
     else if (sizeof(T) == 4)
       load_pieces<4>(stage_addr);
-    else if (ld_ % 4 == 0)
+    else if (!staged())
       load_pieces<8>(stage_addr);
     else
-      load_halves(stage_ptr);
+      fetch_halves();
+  }
+
+  // Completes a staged copy (a no-op for the cp.async paths, whose copies complete themselves).
+  __device__ __forceinline__ void finish(unsigned char* stage_ptr) const {
+    if (staged()) store_halves(stage_ptr);
   }
 };
 
@@ -355,11 +415,20 @@ ktune_gemm_mma(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__
   // distances along K are <= 0, so the copy degenerates to zero-fill of a stage nobody reads:
   // no branch, and ptxas can interleave the copies with the mma.
   auto issue = [&](int s) {
-    load_a.load(a_smem + s * A_STAGE, a_addr + s * A_STAGE);
-    load_b.load(b_smem + s * B_STAGE, b_addr + s * B_STAGE);
+    load_a.load(a_addr + s * A_STAGE);
+    load_b.load(b_addr + s * B_STAGE);
     load_a.advance();
     load_b.advance();
     cp_async_commit();
+  };
+  // Completes the register-staged copy into stage `s` (odd leading dimensions only), as late
+  // as possible so that the loads have a whole k tile of mma to land in: just before the next
+  // copy is issued. The stage is first read NUM_STAGES - 2 barriers later, so with two stages
+  // the copy must land before this k tile's barrier instead.
+  constexpr bool EARLY_FINISH = NUM_STAGES >= 3;
+  auto finish = [&](int s) {
+    load_a.finish(a_smem + s * A_STAGE);
+    load_b.finish(b_smem + s * B_STAGE);
   };
 
   // Each lane's swizzled chunk for its first fragment (mma tile 0, k-step 0); every other
@@ -434,12 +503,15 @@ ktune_gemm_mma(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__
 
   // Prologue: NUM_STAGES-1 tiles in flight, then the first fragments.
 #pragma unroll
-  for (int s = 0; s < NUM_STAGES - 1; ++s) issue(s);
+  for (int s = 0; s < NUM_STAGES - 1; ++s) {
+    issue(s);
+    finish(s);
+  }
   cp_async_wait<NUM_STAGES - 2>();
   __syncthreads();
 
   unsigned af[2][MI][4], bf[2][NI][2];
-  int read_stage = 0, write_stage = NUM_STAGES - 1;
+  int read_stage = 0, write_stage = NUM_STAGES - 1, fill_stage = 0;
   unsigned a_read = a_addr, b_read = b_addr;
   load_a_frags(af[0], a_read, 0);
   load_b_frags(bf[0], b_read, 0);
@@ -448,6 +520,7 @@ ktune_gemm_mma(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__
 #pragma unroll
     for (int ks = 0; ks < K_STEPS; ++ks) {
       if (ks == K_STEPS - 1) {
+        if (!EARLY_FINISH) finish(fill_stage);
         // Tile kt+1 must have landed, and every warp must be done with the stage that the
         // next issue() overwrites (its last fragments were read before this barrier).
         cp_async_wait<NUM_STAGES - 2>();
@@ -457,7 +530,9 @@ ktune_gemm_mma(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__
         b_read = b_addr + read_stage * B_STAGE;
       }
       if (ks == 0) {  // before the next fragments load: fewer registers live during the issue
+        if (EARLY_FINISH && kt > 0) finish(fill_stage);
         issue(write_stage);  // k tile kt + NUM_STAGES - 1
+        fill_stage = write_stage;
         write_stage = write_stage == NUM_STAGES - 1 ? 0 : write_stage + 1;
       }
       const int next = (ks + 1) % K_STEPS;
@@ -475,50 +550,44 @@ ktune_gemm_mma(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__
   cp_async_wait<0>();
 
   // Epilogue. Each thread holds (g, 2t..2t+1) and (g+8, 2t..2t+1) of every 16×8 mma tile.
-  if (ALIGNED) {
-    // Each warp passes its tile through shared memory 16 rows at a time, so that global stores
-    // are whole 16-byte chunks (full sectors) instead of 4- or 8-byte pieces. The row pitch of
-    // WN + 8 elements spreads the 8 rows of a fragment store over all 32 banks.
-    constexpr int PITCH = WN + 8;
-    constexpr int ROW_CHUNKS = WN / CH;
-    static_assert(NUM_WARPS * 16 * PITCH * (int)sizeof(T) <= NUM_STAGES * (A_STAGE + B_STAGE),
-                  "epilogue staging must fit in the pipeline's shared memory");
-    static_assert(16 * ROW_CHUNKS % 32 == 0, "a warp stores whole rounds of 32 chunks");
-    T* const slice = reinterpret_cast<T*>(smem) + warp * 16 * PITCH;
-    __syncthreads();  // every warp is done reading the pipeline stages
+  // Each warp passes its tile through shared memory 16 rows at a time, so that global stores
+  // cover whole sectors: 16-byte chunks when ALIGNED, else runs of 32 consecutive elements (a
+  // row of odd ldc starts on any element, so nothing wider than one element is aligned), instead
+  // of the fragments' scattered 4- or 8-byte pieces. The row pitch of WN + 8 elements spreads the
+  // 8 rows of a fragment store over all 32 banks.
+  constexpr int PITCH = WN + 8;
+  constexpr int ROW_CHUNKS = WN / CH;
+  static_assert(NUM_WARPS * 16 * PITCH * (int)sizeof(T) <= NUM_STAGES * (A_STAGE + B_STAGE),
+                "epilogue staging must fit in the pipeline's shared memory");
+  static_assert(16 * ROW_CHUNKS % 32 == 0 && 16 * WN % 32 == 0, "a warp stores whole rounds");
+  T* const slice = reinterpret_cast<T*>(smem) + warp * 16 * PITCH;
+  __syncthreads();  // every warp is done reading the pipeline stages
 #pragma unroll
-    for (int mi = 0; mi < MI; ++mi) {
+  for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll
-      for (int ni = 0; ni < NI; ++ni)
+    for (int ni = 0; ni < NI; ++ni)
 #pragma unroll
-        for (int h = 0; h < 2; ++h)
-          Op::store2(slice + (g + h * 8) * PITCH + ni * 8 + 2 * t, acc[mi][ni][2 * h],
-                     acc[mi][ni][2 * h + 1]);
-      __syncwarp();
+      for (int h = 0; h < 2; ++h)
+        Op::store2(slice + (g + h * 8) * PITCH + ni * 8 + 2 * t, acc[mi][ni][2 * h],
+                   acc[mi][ni][2 * h + 1]);
+    __syncwarp();
+    const int row0 = m0 + wm * WM + mi * 16, col0 = n0 + wn * WN;
+    if (ALIGNED) {
 #pragma unroll
       for (int i = lane; i < 16 * ROW_CHUNKS; i += 32) {
         const int r = i / ROW_CHUNKS, c = (i % ROW_CHUNKS) * CH;
-        const int row = m0 + wm * WM + mi * 16 + r, col = n0 + wn * WN + c;
         // N is a multiple of the chunk: a chunk is wholly inside or outside.
-        if (row < M && col < N)
-          *reinterpret_cast<uint4*>(C + (long long)row * N + col) =
+        if (row0 + r < M && col0 + c < N)
+          *reinterpret_cast<uint4*>(C + (long long)(row0 + r) * N + col0 + c) =
               *reinterpret_cast<const uint4*>(slice + r * PITCH + c);
       }
-      __syncwarp();  // the slice is rewritten for the next mi
+    } else {
+#pragma unroll 4
+      for (int i = lane; i < 16 * WN; i += 32) {
+        const int r = i / WN, c = i % WN;
+        if (row0 + r < M && col0 + c < N) C[(long long)(row0 + r) * N + col0 + c] = slice[r * PITCH + c];
+      }
     }
-  } else {
-#pragma unroll
-    for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-      for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int row = m0 + wm * WM + mi * 16 + g + h * 8;
-          const int col = n0 + wn * WN + ni * 8 + 2 * t;
-          if (row >= M) continue;
-          T* dst = C + (long long)row * N + col;
-          if (col < N) dst[0] = Op::convert(acc[mi][ni][2 * h]);
-          if (col + 1 < N) dst[1] = Op::convert(acc[mi][ni][2 * h + 1]);
-        }
+    __syncwarp();  // the slice is rewritten for the next mi
   }
 }

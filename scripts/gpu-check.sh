@@ -7,7 +7,7 @@
 # KTUNE_GPU_STAGES picks stages (default: tests,gemm,report,bench): tests, gemm, report, bench,
 # anchors (issue 3's shape suites in bf16 and fp16, tuned and measured by one `ktune bench` each;
 # anchors-bf16 or anchors-fp16 for one of them)
-# and dtypes (fp8 and TF32 at 4096^3 and 8192^3). The cache lives in
+# dtypes (fp8 and TF32 at 4096^3 and 8192^3) and suite-NAME (any suites/NAME.json). The cache lives in
 # $KTUNE_CACHE_DIR (default /tmp/ktune-gpu-check-cache), so stages split over calls on a machine
 # that stayed warm reuse it.
 # The GPU machine has no GoogleTest package: copy Debian's sources to .deps/googletest and carry
@@ -89,8 +89,13 @@ fi
 
 # Issue 3's suites: each `ktune bench` tunes every problem it has no cached winner for, then
 # measures the winner against cuBLAS in turns and prints the per-shape ratios and their geomean.
-for suite in anchors-bf16 anchors-fp16 hopper-dtypes; do
-  case $suite in hopper-dtypes) stage dtypes || continue ;; *) stage anchors || stage "$suite" || continue ;; esac
+# A stage suite-NAME benches suites/NAME.json the same way.
+extra_suites=$(tr ',' '\n' <<< "$stages" | sed -n 's/^suite-//p')
+for suite in anchors-bf16 anchors-fp16 hopper-dtypes $extra_suites; do
+  case $suite in
+    hopper-dtypes) stage dtypes || continue ;;
+    anchors-*) stage anchors || stage "$suite" || continue ;;
+  esac
   timed "bench-$suite" bench "suites/$suite.json" --out "$out/results" --stem "bench-$suite"
   cat "$out/results/bench-$suite.md" >> "$summary" 2>/dev/null
   grep -E "^(error|warning)" "$out/logs/bench-$suite.log" | head -n 20 | tee -a "$summary"
