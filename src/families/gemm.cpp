@@ -306,7 +306,7 @@ class GemmFamily : public KernelFamily {
  public:
   std::string_view name() const override { return "gemm"; }
   std::vector<std::string_view> default_configs() const override {
-    return {"configs/gemm_mma.json", "configs/gemm_wgmma.json"};
+    return {"configs/gemm_mma.json", "configs/gemm_wgmma.json", "configs/gemm_gemv.json"};
   }
 
   std::vector<std::string> context_names() const override {

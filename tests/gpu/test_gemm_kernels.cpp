@@ -1,7 +1,7 @@
 // The built-in GEMM kernels against cuBLAS on the GPU, for every dtype and layout over ragged and
 // tiny shapes (and small-M, long-K ones that split-K takes): valid configurations of each default
 // sweep this GPU runs (spread_picks), each compiled for this GPU and checked on fresh random
-// inputs with a poisoned output.
+// inputs with a poisoned output. The few-row shape (M = 3) is gemm_gemv's, in fp16 and bf16.
 // Every case must be covered by at least one family. fp8 runs on Hopper and newer (its kernel is
 // gemm_wgmma's), layout rc only, on shapes whose leading dimensions are 16-byte aligned (K and N
 // multiples of 16: TMA and cuBLASLt's fp8 kernels need it) but whose tiles are still ragged.
@@ -30,7 +30,7 @@ struct Case {
 std::vector<Case> cases(int arch) {
   const std::vector<std::array<int64_t, 3>> shapes = {
       {1, 1, 1},    {17, 33, 5},       {127, 129, 65},    {64, 64, 64},     {256, 128, 512},
-      {100, 200, 1504}, {33, 144, 4096}, {1000, 3000, 700}, {4095, 4097, 4093}};
+      {100, 200, 1504}, {33, 144, 4096}, {1000, 3000, 700}, {4095, 4097, 4093}, {3, 264, 2001}};
   std::vector<Case> out;
   for (const auto& s : shapes)
     for (std::string dtype : {"fp16", "bf16", "fp32"})
@@ -144,6 +144,13 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
         wgmma |= pick.rec.config_name == "gemm_wgmma" && all[pick.case_index].dtype == dtype;
       EXPECT_TRUE(wgmma) << "gemm_wgmma ran no " << dtype << " case";
     }
+  // The decode family takes the few-row shapes in both 16-bit types (B row-major).
+  for (std::string dtype : {"fp16", "bf16"}) {
+    bool gemv = false;
+    for (const Pick& pick : picks)
+      gemv |= pick.rec.config_name == "gemm_gemv" && all[pick.case_index].dtype == dtype;
+    EXPECT_TRUE(gemv) << "gemm_gemv ran no " << dtype << " case";
+  }
   EXPECT_EQ(session.worker_restarts(), 0);
 }
 

@@ -1,0 +1,180 @@
+// gemv.cu — GEMM with a handful of rows (decode: M <= 8) for any sm_80+ GPU, on the CUDA cores.
+//
+// Computes C = A·B with fp32 accumulation, for B row-major (K×N, ldb = N; layouts rr and cr):
+//   A: M×K, row-major (lda = K) when A_ROW_MAJOR, else column-major (lda = M).
+//   C: M×N row-major, rounded to T (__half or __nv_bfloat16).
+// With M this small every element of B is used M times: the kernel is a stream over B, and the
+// tensor cores (which want 16 or 64 rows) would sit mostly idle. What matters is keeping enough
+// of B in flight to fill the memory system; that is what the tunables trade.
+//
+// Launch: grid (cdiv(N, BLOCK_N), SPLIT_K), NUM_WARPS*32 threads, SMEM_BYTES of dynamic shared
+// memory as configs/gemm_gemv.json computes it. N must be a multiple of 8 (16-byte rows of B).
+//
+// Tunables:
+//   M_TILE     rows of C per block, >= M (1, 2, 4, 8): accumulators per thread are M_TILE × 8.
+//   BLOCK_N    columns of C per block; BLOCK_N / 8 threads share one k row of B, each reading 16
+//              bytes, so a warp reads whole 128-byte lines.
+//   NUM_WARPS  4 or 8.
+//   UNROLL     consecutive k rows per thread per pass (4 or 8): the 16-byte loads one thread has
+//              in flight at once.
+//   SPLIT_K    blocks along K. Each writes fp32 partial sums to a workspace; the last block of a
+//              column tile to arrive (a counter per tile) adds them up in split order — the same
+//              sum whatever the arrival order — writes C and resets the counter for the next
+//              launch. Small N needs it to occupy every SM.
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+namespace gemv_detail {
+
+template <typename T>
+struct Elem;
+
+template <>
+struct Elem<__half> {
+  static __device__ __forceinline__ float2 pair(unsigned w) {
+    return __half22float2(*reinterpret_cast<const __half2*>(&w));
+  }
+  static __device__ __forceinline__ float load(const __half* p) { return __half2float(*p); }
+  static __device__ __forceinline__ __half convert(float x) { return __float2half_rn(x); }
+};
+
+template <>
+struct Elem<__nv_bfloat16> {
+  static __device__ __forceinline__ float2 pair(unsigned w) {
+    return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w));
+  }
+  static __device__ __forceinline__ float load(const __nv_bfloat16* p) { return __bfloat162float(*p); }
+  static __device__ __forceinline__ __nv_bfloat16 convert(float x) { return __float2bfloat16_rn(x); }
+};
+
+// A streaming 16-byte load of B, zero where `pred` is false, with no branch around it. B is read
+// once: no L1 allocation.
+__device__ __forceinline__ uint4 load_row_chunk(const void* p, bool pred) {
+  uint4 v;
+  asm("{\n .reg .pred q;\n setp.ne.b32 q, %5, 0;\n"
+      " mov.b32 %0, 0;\n mov.b32 %1, 0;\n mov.b32 %2, 0;\n mov.b32 %3, 0;\n"
+      " @q ld.global.nc.L1::no_allocate.v4.b32 {%0, %1, %2, %3}, [%4];\n}\n"
+      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+      : "l"(p), "r"((int)pred));
+  return v;
+}
+
+}  // namespace gemv_detail
+
+template <typename T, int A_ROW_MAJOR, int M_TILE, int BLOCK_N, int NUM_WARPS, int UNROLL, int SPLIT_K>
+__global__ void __launch_bounds__(NUM_WARPS * 32)
+ktune_gemv(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, int M, int N, int K,
+           const float* /*scale_a*/, const float* /*scale_b*/, float* __restrict__ partials,
+           unsigned* __restrict__ arrivals) {
+  using namespace gemv_detail;
+  constexpr int THREADS = NUM_WARPS * 32;
+  constexpr int VEC = 8;                 // elements of B per 16-byte load
+  constexpr int TPR = BLOCK_N / VEC;     // threads across one k row of the tile
+  constexpr int ROWS = THREADS / TPR;    // threads along K
+  constexpr int PASS = ROWS * UNROLL;    // k rows per pass of the block
+  static_assert(THREADS % TPR == 0 && TPR >= 8, "BLOCK_N / 8 threads must divide the block");
+  static_assert(UNROLL % 4 == 0, "UNROLL: a multiple of 4 (float4 reads of A)");
+  static_assert(M_TILE >= 1 && M_TILE <= 8, "M_TILE: 1..8");
+
+  // This block's slice of K: a whole number of passes, so every A read below is in range.
+  const int kc = ((K + SPLIT_K - 1) / SPLIT_K + PASS - 1) / PASS * PASS;
+  const int k_begin = blockIdx.y * kc;
+  const int k_len = max(0, min(K - k_begin, kc));
+
+  // The slice of A, as fp32, zero past K and past M: [M_TILE][kc].
+  extern __shared__ __align__(16) float smem[];
+  float* const a_s = smem;
+  for (int i = threadIdx.x; i < M_TILE * kc; i += THREADS) {
+    const int m = i / kc, k = i % kc;
+    float a = 0.f;
+    if (m < M && k < k_len)
+      a = Elem<T>::load(A + (A_ROW_MAJOR ? (long long)m * K + k_begin + k : (long long)(k_begin + k) * M + m));
+    a_s[i] = a;
+  }
+  __syncthreads();
+
+  const int col = threadIdx.x % TPR, row = threadIdx.x / TPR;
+  const int n = blockIdx.x * BLOCK_N + col * VEC;
+  const bool col_ok = n < N;  // N % 8 == 0: a 16-byte piece is wholly inside or outside
+  float acc[M_TILE][VEC];
+#pragma unroll
+  for (int m = 0; m < M_TILE; ++m)
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) acc[m][j] = 0.f;
+
+  // Thread (row, col) takes k rows row*UNROLL .. row*UNROLL + UNROLL-1 of every pass.
+  const T* b = B + (long long)(k_begin + row * UNROLL) * N + n;
+  for (int k = row * UNROLL; k < k_len; k += PASS, b += (long long)PASS * N) {
+    uint4 v[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) v[u] = load_row_chunk(b + (long long)u * N, col_ok && k + u < k_len);
+#pragma unroll
+    for (int m = 0; m < M_TILE; ++m) {
+      float a[UNROLL];
+#pragma unroll
+      for (int u = 0; u < UNROLL; u += 4) {
+        const float4 q = *reinterpret_cast<const float4*>(a_s + m * kc + k + u);
+        a[u] = q.x, a[u + 1] = q.y, a[u + 2] = q.z, a[u + 3] = q.w;
+      }
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        const unsigned w[4] = {v[u].x, v[u].y, v[u].z, v[u].w};
+#pragma unroll
+        for (int p = 0; p < 4; ++p) {
+          const float2 bb = Elem<T>::pair(w[p]);
+          acc[m][2 * p] = fmaf(a[u], bb.x, acc[m][2 * p]);
+          acc[m][2 * p + 1] = fmaf(a[u], bb.y, acc[m][2 * p + 1]);
+        }
+      }
+    }
+  }
+
+  // Sum the ROWS partial results of each column: [ROWS][M_TILE][BLOCK_N] in shared memory.
+  __syncthreads();  // every thread is done with the slice of A
+  float* const red = smem;
+#pragma unroll
+  for (int m = 0; m < M_TILE; ++m)
+#pragma unroll
+    for (int j = 0; j < VEC; j += 4)
+      *reinterpret_cast<float4*>(red + (row * M_TILE + m) * BLOCK_N + col * VEC + j) =
+          make_float4(acc[m][j], acc[m][j + 1], acc[m][j + 2], acc[m][j + 3]);
+  __syncthreads();
+
+  const int n0 = blockIdx.x * BLOCK_N;
+  if (SPLIT_K == 1) {
+    for (int i = threadIdx.x; i < M_TILE * BLOCK_N; i += THREADS) {
+      const int m = i / BLOCK_N, nn = i % BLOCK_N;
+      float s = 0.f;
+#pragma unroll
+      for (int r = 0; r < ROWS; ++r) s += red[r * M_TILE * BLOCK_N + i];
+      if (m < M && n0 + nn < N) C[(long long)m * N + n0 + nn] = Elem<T>::convert(s);
+    }
+    return;
+  }
+
+  // Split-K: this block's sums go to partials[split][m][n]; the last block of the column tile
+  // to arrive reduces them.
+  for (int i = threadIdx.x; i < M_TILE * BLOCK_N; i += THREADS) {
+    const int m = i / BLOCK_N, nn = i % BLOCK_N;
+    float s = 0.f;
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) s += red[r * M_TILE * BLOCK_N + i];
+    if (m < M && n0 + nn < N) partials[((long long)blockIdx.y * M + m) * N + n0 + nn] = s;
+  }
+  __threadfence();  // the partials are visible device-wide before the arrival is counted
+  __shared__ bool last;
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(arrivals + blockIdx.x, 1u) == SPLIT_K - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();  // see every other block's partials
+  for (int i = threadIdx.x; i < M_TILE * BLOCK_N; i += THREADS) {
+    const int m = i / BLOCK_N, nn = i % BLOCK_N;
+    if (m >= M || n0 + nn >= N) continue;
+    float s = 0.f;
+    for (int split = 0; split < SPLIT_K; ++split)
+      s += __ldcg(partials + ((long long)split * M + m) * N + n0 + nn);  // L2: not this SM's L1
+    C[(long long)m * N + n0 + nn] = Elem<T>::convert(s);
+  }
+  if (threadIdx.x == 0) arrivals[blockIdx.x] = 0u;  // ready for the next launch
+}
