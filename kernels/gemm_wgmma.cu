@@ -32,7 +32,7 @@
 // Launch: 1-D grid of CTAS = min(TILES * SPLIT_K, BLOCKS_PER_SM * SMs / CLUSTER_M) * CLUSTER_M blocks,
 // TILES = cdiv(M, CLUSTER_M*BLOCK_M) * cdiv(N, BLOCK_N) (the cluster shape is compiled in: plain
 // launches form the clusters), of (NUM_CONSUMERS+1)*128 threads and
-// NUM_STAGES*(BLOCK_M+BLOCK_N)*BLOCK_K*sizeof(T) + EPILOGUE*BLOCK_M*BLOCK_N*sizeof(OutT) +
+// NUM_STAGES*(BLOCK_M+BLOCK_N)*BLOCK_K*sizeof(T) + the C staging memory of EPILOGUE (below) +
 // SMEM_SLACK bytes of dynamic shared memory (the slack aligns the tiles to 1024 bytes, the
 // swizzle period, and holds the mbarriers).
 //
@@ -56,6 +56,9 @@
 //                  1: write the tile to shared memory (stmatrix for 16-bit C), then one thread
 //                  per consumer issues TMA stores, which run while the next tile's main loop
 //                  starts. 1 costs BLOCK_M*BLOCK_N*sizeof(OutT) bytes of shared memory.
+//                  2: as 1, one 128-byte column panel at a time through two alternating slots
+//                  (BLOCK_M*256 bytes), which leaves room for a deeper ring (4 stages of
+//                  128×256×64 16-bit tiles instead of 3) at the cost of a wait per panel.
 //   SPLIT_K        units of work per tile, each over 1/SPLIT_K of the k tiles: for shapes with
 //                  fewer tiles than SMs (small M, decode) and long K. Each unit leaves fp32
 //                  partial sums in global memory; the last to finish a tile adds them up and
@@ -418,7 +421,9 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
   constexpr int PANEL = BLOCK_K * SWIZZLE_ROW;     // one 64-wide M/N chunk of an M/N-major tile
   constexpr int C_PANEL = WG_M * SWIZZLE_ROW;      // one 128-byte-wide column panel of C
   constexpr int C_PANEL_COLS = SWIZZLE_ROW / OE;
-  constexpr int C_WG_TILE = WG_M * BLOCK_N * OE;   // one consumer's share of the C staging tile
+  constexpr int C_PANELS = BLOCK_N / C_PANEL_COLS;  // column panels of one consumer's C tile
+  // One consumer's share of the C staging memory: its whole tile (EPILOGUE 1) or two panels.
+  constexpr int C_WG_TILE = EPILOGUE == 2 ? 2 * C_PANEL : WG_M * BLOCK_N * OE;
   // Registers: __launch_bounds__ caps each thread at ENTRY_REGS (the register file split over
   // the blocks, in steps of 8); setmaxnreg then moves the producer's share to the consumers,
   // within the block's allocation. configs/gemm_wgmma.json restates these three.
@@ -446,7 +451,7 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
   static_assert(B_ROW_MAJOR ? B_SLICE % CHUNK == 0 : B_SLICE % 8 == 0,
                 "the B tile must split into whole boxes across the cluster");
   static_assert(NUM_STAGES >= 2 && GROUP_M >= 1, "NUM_STAGES >= 2, GROUP_M >= 1");
-  static_assert(EPILOGUE == 0 || EPILOGUE == 1, "EPILOGUE: 0 or 1");
+  static_assert(EPILOGUE >= 0 && EPILOGUE <= 2, "EPILOGUE: 0, 1 or 2");
   static_assert(SPLIT_K >= 1, "SPLIT_K >= 1");
   static_assert(2 * NUM_STAGES * 8 + 8 * NUM_CONSUMERS <= SMEM_SLACK - 1024,
                 "mbarriers and split-K flags must fit in the slack");
@@ -467,7 +472,7 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
   const unsigned a_tiles = (smem_addr(smem) + SWIZZLE_ATOM - 1) & ~unsigned(SWIZZLE_ATOM - 1);
   const unsigned b_tiles = a_tiles + NUM_STAGES * A_STAGE;
   const unsigned c_tile = b_tiles + NUM_STAGES * B_STAGE;
-  const unsigned full_bar = c_tile + EPILOGUE * NUM_CONSUMERS * C_WG_TILE;
+  const unsigned full_bar = c_tile + (EPILOGUE != 0) * NUM_CONSUMERS * C_WG_TILE;
   const unsigned empty_bar = full_bar + 8 * NUM_STAGES;
   const unsigned last_flag = empty_bar + 8 * NUM_STAGES;  // per consumer: split-K's last arrival
   const int k_tiles = cdiv(K, BLOCK_K);
@@ -543,6 +548,7 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
     const int consumer = threadIdx.x / 128 - 1;
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     const bool store_leader = EPILOGUE && threadIdx.x % 128 == 0;  // issues this consumer's stores
+    unsigned panel_seq = 0;  // EPILOGUE 2: panels staged so far; its parity picks the slot
     if (store_leader) prefetch_tensor_map(&tmC);
     float scale = 1.f;
     if constexpr (KIND == Kind::e4m3) scale = *scale_a * *scale_b;
@@ -694,50 +700,76 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
           }
         }
       } else {
-        // Staging tile: this consumer's WG_M × BLOCK_N outputs as 128-byte-wide column panels of
+        // Staging: this consumer's WG_M × BLOCK_N outputs as 128-byte-wide column panels of
         // WG_M rows, 128-byte swizzled (16-byte chunk c of row r at chunk c ^ (r % 8)), the
         // layout of tmC's box, so the 8 rows a warp writes at once hit different banks.
+        // EPILOGUE 1 stages the whole tile and stores it at once. EPILOGUE 2 stages one panel
+        // at a time in two alternating slots, storing each as soon as it is written, so that
+        // the staging memory is two panels and the ring can be deeper.
         const unsigned c_mine = c_tile + consumer * C_WG_TILE;
-        auto staged = [&](int row, int col) {  // shared address of output (row, col)
+        auto staged = [&](unsigned panel, int row, int col) {  // (row, col) of a panel's columns
           const int byte = (col % C_PANEL_COLS) * OE;
-          return c_mine + (col / C_PANEL_COLS) * C_PANEL + row * SWIZZLE_ROW +
-                 ((((byte >> 4) ^ row) & 7) << 4) + (byte & 15);
+          return panel + row * SWIZZLE_ROW + ((((byte >> 4) ^ row) & 7) << 4) + (byte & 15);
         };
-        // The previous tile's stores must have read the staging tile before it is rewritten.
-        if (store_leader) bulk_wait_read<0>();
-        named_barrier_sync(1 + consumer, 128);
+        // Writes the columns [j_begin, j_end) * 8 of the tile, those of one panel or all.
+        auto write_columns = [&](int j_begin, int j_end, auto panel_of) {
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi) {
-          const int row = mi * 64 + warp * 16 + lane % 8;  // for stmatrix: lanes give rows
+          for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll
-          for (int j = 0; j < BLOCK_N / 8; j += 2) {
-            if constexpr (OE == 2) {
-              // Matrices (j, rows 0-7), (j, rows 8-15), (j+1, 0-7), (j+1, 8-15): lane's matrix
-              // is lane/8, its row lane%8.
-              const int q = lane / 8;
-              const unsigned addr = staged(row + (q % 2) * 8, (j + q / 2) * 8);
-              const float* a = acc[mi];
-              stmatrix_x4(addr, Out<OutT>::pack(scale * a[4 * j], scale * a[4 * j + 1]),
-                          Out<OutT>::pack(scale * a[4 * j + 2], scale * a[4 * j + 3]),
-                          Out<OutT>::pack(scale * a[4 * j + 4], scale * a[4 * j + 5]),
-                          Out<OutT>::pack(scale * a[4 * j + 6], scale * a[4 * j + 7]));
-            } else {
+            for (int j = j_begin; j < j_end; j += 2) {
+              if constexpr (OE == 2) {
+                // Matrices (j, rows 0-7), (j, rows 8-15), (j+1, 0-7), (j+1, 8-15): lane's
+                // matrix is lane/8, its row lane%8.
+                const int row = mi * 64 + warp * 16 + lane % 8;
+                const int q = lane / 8;
+                const int col = (j + q / 2) * 8;
+                const unsigned addr = staged(panel_of(col), row + (q % 2) * 8, col);
+                const float* a = acc[mi];
+                stmatrix_x4(addr, Out<OutT>::pack(scale * a[4 * j], scale * a[4 * j + 1]),
+                            Out<OutT>::pack(scale * a[4 * j + 2], scale * a[4 * j + 3]),
+                            Out<OutT>::pack(scale * a[4 * j + 4], scale * a[4 * j + 5]),
+                            Out<OutT>::pack(scale * a[4 * j + 6], scale * a[4 * j + 7]));
+              } else {
 #pragma unroll
-              for (int jj = j; jj < j + 2; ++jj)
+                for (int jj = j; jj < j + 2; ++jj)
 #pragma unroll
-                for (int h = 0; h < 2; ++h)
-                  st_shared_v2(staged(mi * 64 + warp * 16 + h * 8 + lane / 4, 8 * jj + 2 * (lane % 4)),
-                               acc[mi][4 * jj + 2 * h], acc[mi][4 * jj + 2 * h + 1]);
+                  for (int h = 0; h < 2; ++h) {
+                    const int col = 8 * jj + 2 * (lane % 4);
+                    st_shared_v2(staged(panel_of(col), mi * 64 + warp * 16 + h * 8 + lane / 4, col),
+                                 acc[mi][4 * jj + 2 * h], acc[mi][4 * jj + 2 * h + 1]);
+                  }
+              }
             }
           }
-        }
-        fence_proxy_async_shared();
-        named_barrier_sync(1 + consumer, 128);
-        if (store_leader) {
+        };
+        if constexpr (EPILOGUE == 1) {
+          // The previous tile's stores must have read the staging tile before it is rewritten.
+          if (store_leader) bulk_wait_read<0>();
+          named_barrier_sync(1 + consumer, 128);
+          write_columns(0, BLOCK_N / 8, [&](int col) { return c_mine + (col / C_PANEL_COLS) * C_PANEL; });
+          fence_proxy_async_shared();
+          named_barrier_sync(1 + consumer, 128);
+          if (store_leader) {
 #pragma unroll
-          for (int p = 0; p < BLOCK_N / C_PANEL_COLS; ++p)
-            tma_store_2d(&tmC, c_mine + p * C_PANEL, n0 + p * C_PANEL_COLS, m0);
-          bulk_commit();
+            for (int p = 0; p < C_PANELS; ++p)
+              tma_store_2d(&tmC, c_mine + p * C_PANEL, n0 + p * C_PANEL_COLS, m0);
+            bulk_commit();
+          }
+        } else {
+#pragma unroll
+          for (int p = 0; p < C_PANELS; ++p, ++panel_seq) {
+            const unsigned slot = c_mine + (panel_seq & 1) * C_PANEL;
+            // The store that last read this slot (two panels ago) must be done reading it.
+            if (store_leader) bulk_wait_read<1>();
+            named_barrier_sync(1 + consumer, 128);
+            write_columns(p * C_PANEL_COLS / 8, (p + 1) * C_PANEL_COLS / 8, [&](int) { return slot; });
+            fence_proxy_async_shared();
+            named_barrier_sync(1 + consumer, 128);
+            if (store_leader) {
+              tma_store_2d(&tmC, slot, n0 + p * C_PANEL_COLS, m0);
+              bulk_commit();
+            }
+          }
         }
       }
     }

@@ -1,4 +1,4 @@
-// gemv.cu — GEMM with a handful of rows (decode: M <= 8) for any sm_80+ GPU, on the CUDA cores.
+// gemv.cu — GEMM with a handful of rows (decode: M <= 16) for any sm_80+ GPU, on the CUDA cores.
 //
 // Computes C = A·B with fp32 accumulation, for B row-major (K×N, ldb = N; layouts rr and cr):
 //   A: M×K, row-major (lda = K) when A_ROW_MAJOR, else column-major (lda = M).
@@ -11,7 +11,7 @@
 // memory as configs/gemm_gemv.json computes it. N must be a multiple of 8 (16-byte rows of B).
 //
 // Tunables:
-//   M_TILE     rows of C per block, >= M (1, 2, 4, 8): accumulators per thread are M_TILE × 8.
+//   M_TILE     rows of C per block, >= M (1, 2, 4, 8, 16): accumulators per thread are M_TILE × 8.
 //   BLOCK_N    columns of C per block; BLOCK_N / 8 threads share one k row of B, each reading 16
 //              bytes, so a warp reads whole 128-byte lines.
 //   NUM_WARPS  4 or 8.
@@ -74,7 +74,7 @@ ktune_gemv(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, 
   constexpr int PASS = ROWS * UNROLL;    // k rows per pass of the block
   static_assert(THREADS % TPR == 0 && TPR >= 8, "BLOCK_N / 8 threads must divide the block");
   static_assert(UNROLL % 4 == 0, "UNROLL: a multiple of 4 (float4 reads of A)");
-  static_assert(M_TILE >= 1 && M_TILE <= 8, "M_TILE: 1..8");
+  static_assert(M_TILE >= 1 && M_TILE <= 16, "M_TILE: 1..16");
 
   // This block's slice of K: a whole number of passes, so every A read below is in range.
   const int kc = ((K + SPLIT_K - 1) / SPLIT_K + PASS - 1) / PASS * PASS;
