@@ -7,7 +7,8 @@
 # KTUNE_GPU_STAGES picks stages (default: tests,gemm,report,bench): tests, gemm, report, bench,
 # anchors (issue 3's shape suites in bf16 and fp16, tuned and measured by one `ktune bench` each;
 # anchors-bf16 or anchors-fp16 for one of them)
-# dtypes (fp8 and TF32 at 4096^3 and 8192^3) and suite-NAME (any suites/NAME.json). The cache lives in
+# dtypes (fp8 and TF32 at 4096^3 and 8192^3), suite-NAME (any suites/NAME.json) and verify-results
+# (scripts/verify-bench.py over the committed results/h100 bench files). The cache lives in
 # $KTUNE_CACHE_DIR (default /tmp/ktune-gpu-check-cache), so stages split over calls on a machine
 # that stayed warm reuse it.
 # The GPU machine has no GoogleTest package: copy Debian's sources to .deps/googletest and carry
@@ -100,5 +101,14 @@ for suite in anchors-bf16 anchors-fp16 hopper-dtypes $extra_suites; do
   cat "$out/results/bench-$suite.md" >> "$summary" 2>/dev/null
   grep -E "^(error|warning)" "$out/logs/bench-$suite.log" | head -n 20 | tee -a "$summary"
 done
+
+# The winners recorded in the committed H100 bench files, re-verified with fresh inputs.
+if stage verify-results; then
+  python3 scripts/verify-bench.py "$ktune" results/h100/bench-anchors-bf16.json results/h100/bench-anchors-fp16.json \
+    results/h100/bench-hopper-dtypes.json results/h100/bench-decode.json results/h100/bench-odd-strides.json \
+    > "$out/logs/verify-results.log" 2>&1
+  say "verify-results: exit $? — $(tail -n 1 "$out/logs/verify-results.log")"
+  grep FAIL "$out/logs/verify-results.log" | head -n 20 | tee -a "$summary"
+fi
 
 tar -czf "$out/gpu-check.tar.gz" -C "$out" logs results && rm -rf "$out/logs" "$out/results"
