@@ -20,7 +20,7 @@ void setup_ceilings(CLI::App& app, int& exit_code) {
   };
   auto opts = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
-      "ceilings", "measure this GPU's copy bandwidth and cuBLAS peak TFLOPS (fp16, bf16, tf32) for reports");
+      "ceilings", "measure this GPU's copy bandwidth and cuBLAS peak TFLOPS (fp16, bf16, tf32, and fp8 from sm_89) for reports");
   cmd->add_option("--cache-dir", opts->cache_dir, "cache folder (default: $KTUNE_CACHE_DIR or ~/.cache/ktune)");
   cmd->add_option("--warmup-ms", opts->warmup_ms, "warmup before each measurement (clocks must leave idle)")
       ->capture_default_str();

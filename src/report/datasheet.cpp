@@ -12,14 +12,14 @@ struct Sheet {
   const char* label;
   const char* name_has;      // the device name contains this...
   const char* name_has_too;  // ...and this ("" = nothing more)
-  double gbps, fp16, bf16, tf32;
+  double gbps, fp16, bf16, tf32, fp8;  // fp8 0: no fp8 tensor cores
 };
 
 // NVIDIA's published dense (non-sparse) tensor-core peaks and HBM bandwidths.
 constexpr Sheet kSheets[] = {
-    {"NVIDIA H100 SXM datasheet", "h100", "", 3350, 989, 989, 494},
-    {"NVIDIA H200 SXM datasheet", "h200", "", 4800, 989, 989, 494},
-    {"NVIDIA A100 80GB SXM datasheet", "a100", "80gb", 2000, 312, 312, 156},
+    {"NVIDIA H100 SXM datasheet", "h100", "", 3350, 989, 989, 494, 1979},
+    {"NVIDIA H200 SXM datasheet", "h200", "", 4800, 989, 989, 494, 1979},
+    {"NVIDIA A100 80GB SXM datasheet", "a100", "80gb", 2000, 312, 312, 156, 0},
 };
 
 std::string lower(std::string s) {
@@ -39,6 +39,7 @@ std::optional<Ceilings> datasheet_ceilings(const DeviceInfo& device) {
     c.label = s.label;
     c.copy_gbps = s.gbps;
     c.tflops = {{"fp16", s.fp16}, {"bf16", s.bf16}, {"fp32", s.tf32}};
+    if (s.fp8 > 0) c.tflops["fp8"] = s.fp8;
     return c;
   }
   return std::nullopt;

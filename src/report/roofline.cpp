@@ -12,8 +12,8 @@ namespace ktune {
 Roofs roofs_for(const Ceilings& ceilings, const std::string& dtype) {
   auto it = ceilings.tflops.find(dtype);
   if (it == ceilings.tflops.end())
-    throw ConfigError(fmt::format("the {} ceilings for {} have no {} compute roof", ceilings.source, ceilings.label,
-                                  dtype));
+    throw ConfigError(fmt::format("the {} ceilings for {} have no {} compute roof{}", ceilings.source, ceilings.label,
+                                  dtype, ceilings.source == "measured" ? " (measured before ktune knew it: run `ktune ceilings` again)" : ""));
   Roofs roofs{it->second, ceilings.copy_gbps};
   if (!(roofs.compute_tflops > 0) || !(roofs.memory_gbps > 0))
     throw ConfigError(fmt::format("the {} ceilings for {} are not positive ({} TFLOPS {}, {} GB/s)", ceilings.source,

@@ -111,6 +111,7 @@ TEST(Datasheet, KnownPartsByName) {
   EXPECT_EQ(h->tflops.at("fp16"), 989);
   EXPECT_EQ(h->tflops.at("bf16"), 989);
   EXPECT_EQ(h->tflops.at("fp32"), 494);
+  EXPECT_EQ(h->tflops.at("fp8"), 1979);
   auto h200 = datasheet_ceilings(named("NVIDIA H200"));
   ASSERT_TRUE(h200);
   EXPECT_EQ(h200->copy_gbps, 4800);
@@ -120,6 +121,7 @@ TEST(Datasheet, KnownPartsByName) {
   EXPECT_EQ(a100->copy_gbps, 2000);
   EXPECT_EQ(a100->tflops.at("fp16"), 312);
   EXPECT_EQ(a100->tflops.at("fp32"), 156);
+  EXPECT_EQ(a100->tflops.count("fp8"), 0u);  // no fp8 tensor cores: no roof rather than a zero one
 }
 
 TEST(Datasheet, VariantsWithOtherNumbersAreNotGuessed) {

@@ -256,6 +256,19 @@ TEST(Report, DatasheetCeilingsAreLabelled) {
   EXPECT_NE(html.find("fp16 989 TFLOPS (datasheet)"), std::string::npos);
 }
 
+// fp8 results (the committed H100 fp8/TF32 bench) report against the fp8 roof, not a throw.
+TEST(Report, Fp8ResultsUseTheFp8Roof) {
+  RunInfo run;
+  const std::vector<ProblemResult> results =
+      read_results(KTUNE_SOURCE_DIR "/results/h100/bench-hopper-dtypes.json", &run);
+  auto sheet = datasheet_ceilings(run.device);
+  ASSERT_TRUE(sheet);
+  const Report report = build_report(run, results, *sheet, "bench-hopper-dtypes.json");
+  const std::string html = report_to_html(report);
+  EXPECT_NE(html.find("fp8 compute roof 1979 TFLOPS"), std::string::npos);
+  EXPECT_NE(html.find("fp32 compute roof 494 TFLOPS"), std::string::npos);
+}
+
 TEST(Report, NoProblemsIsBadInput) {
   EXPECT_THROW(build_report(RunInfo{}, {}, measured(), "empty.json"), ConfigError);
 }
