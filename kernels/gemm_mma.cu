@@ -425,7 +425,7 @@ ktune_gemm_mma(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__
   // as possible so that the loads have a whole k tile of mma to land in: just before the next
   // copy is issued. The stage is first read NUM_STAGES - 2 barriers later, so with two stages
   // the copy must land before this k tile's barrier instead.
-  constexpr bool EARLY_FINISH = NUM_STAGES >= 3;
+  constexpr bool FINISH_AT_NEXT_ISSUE = NUM_STAGES >= 3;
   auto finish = [&](int s) {
     load_a.finish(a_smem + s * A_STAGE);
     load_b.finish(b_smem + s * B_STAGE);
@@ -520,7 +520,7 @@ ktune_gemm_mma(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__
 #pragma unroll
     for (int ks = 0; ks < K_STEPS; ++ks) {
       if (ks == K_STEPS - 1) {
-        if (!EARLY_FINISH) finish(fill_stage);
+        if (!FINISH_AT_NEXT_ISSUE) finish(fill_stage);
         // Tile kt+1 must have landed, and every warp must be done with the stage that the
         // next issue() overwrites (its last fragments were read before this barrier).
         cp_async_wait<NUM_STAGES - 2>();
@@ -530,7 +530,7 @@ ktune_gemm_mma(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__
         b_read = b_addr + read_stage * B_STAGE;
       }
       if (ks == 0) {  // before the next fragments load: fewer registers live during the issue
-        if (EARLY_FINISH && kt > 0) finish(fill_stage);
+        if (FINISH_AT_NEXT_ISSUE && kt > 0) finish(fill_stage);
         issue(write_stage);  // k tile kt + NUM_STAGES - 1
         fill_stage = write_stage;
         write_stage = write_stage == NUM_STAGES - 1 ? 0 : write_stage + 1;
