@@ -241,6 +241,7 @@ void to_json(json& j, const CandidateRecord& r) {
     for (double s : r.samples_ms) samples.push_back(double_to_json(s));
     j["samples_ms"] = std::move(samples);
   }
+  if (!r.rounds.empty()) j["rounds"] = r.rounds;
   if (r.error) j["error"] = *r.error;
   if (r.time) {
     j["pruned"] = r.pruned;
@@ -265,6 +266,7 @@ void from_json(const json& j, CandidateRecord& r) {
     r.samples_ms.clear();
     for (const auto& s : it->get_ref<const json::array_t&>()) r.samples_ms.push_back(double_from_json(s));
   }
+  read(j, "rounds", r.rounds);
   read(j, "pruned", r.pruned);
   if (auto it = j.find("error"); it != j.end() && !it->is_null()) r.error = it->get<ErrorStats>();
   read_double(j, "tflops", r.tflops);

@@ -113,6 +113,10 @@ struct CandidateRecord {
   CompileInfo compile;
   std::optional<TimeStats> time;
   std::vector<double> samples_ms;  // raw samples (kept for reports and comparisons)
+  // Samples taken in each interleaved round against the baseline, in order (bench and the final
+  // re-measurement of a sweep; empty for a sweep's one-pass timing). Round r of a kernel and
+  // round r of its baseline ran back to back, so their ratio cancels drift between rounds.
+  std::vector<int> rounds;
   bool pruned = false;       // sampling stopped early: clearly slower than the best so far
   std::optional<ErrorStats> error;
   double tflops = 0;
