@@ -12,6 +12,11 @@
 //       maxes[0] = max |out-ref|, maxes[1] = max |out-ref| / max(|ref|, 1e-6)   (float bits)
 //       counts[0] = non-finite outputs (a poisoned element nobody wrote is NaN)
 //       counts[1] = elements with |out-ref| > atol + rtol*|ref|
+//   ktune_checksum(p, bytes, out)             *out += a position-dependent hash of every byte of
+//                                             [p, p + bytes): any change to any byte changes it
+//                                             (but for a 2^-64 chance). p may be unaligned.
+//   ktune_spin(cycles)                        one thread spins for `cycles` SM clocks: a planted
+//                                             delay for testing the regression gate.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
@@ -96,5 +101,43 @@ __global__ void ktune_compare(const T* out, const float* ref, long long n, float
     atomicMax(&maxes[1], __float_as_uint(max_rel));
     atomicAdd(&counts[0], nonfinite);
     atomicAdd(&counts[1], mismatches);
+  }
+}
+
+// One 64-bit lane of the checksum: the word mixed with where it sits, so that moved or swapped
+// data changes the sum as well as changed data. Summation is order-free, so any launch shape
+// gives the same value.
+__device__ __forceinline__ unsigned long long ktune_checksum_term(unsigned long long word,
+                                                                  unsigned long long position) {
+  return ktune_splitmix64(word ^ ktune_splitmix64(position));
+}
+
+__global__ void ktune_checksum(const unsigned char* p, long long bytes, unsigned long long* out) {
+  // An unaligned head and tail byte by byte (one warp), the 16-byte-aligned body as uint4.
+  const long long head = min(bytes, (long long)((16 - ((unsigned long long)p & 15)) & 15));
+  const long long body_chunks = (bytes - head) / 16;
+  const long long tail_start = head + body_chunks * 16;
+  const long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  const long long threads = (long long)gridDim.x * blockDim.x;
+  unsigned long long sum = 0;
+  const uint4* body = reinterpret_cast<const uint4*>(p + head);
+  for (long long i = tid; i < body_chunks; i += threads) {
+    uint4 v = body[i];
+    unsigned long long lo = ((unsigned long long)v.y << 32) | v.x;
+    unsigned long long hi = ((unsigned long long)v.w << 32) | v.z;
+    sum += ktune_checksum_term(lo, 2 * i) + ktune_checksum_term(hi, 2 * i + 1);
+  }
+  if (tid < 32) {
+    for (long long b = tid; b < head; b += 32) sum += ktune_checksum_term(p[b], (1ull << 62) + b);
+    for (long long b = tail_start + tid; b < bytes; b += 32) sum += ktune_checksum_term(p[b], (1ull << 62) + b);
+  }
+  for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+  if ((threadIdx.x & 31) == 0) atomicAdd(out, sum);
+}
+
+__global__ void ktune_spin(long long cycles) {
+  if (threadIdx.x != 0) return;
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
   }
 }

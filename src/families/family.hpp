@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "families/tolerance.hpp"
+#include "tune/guarded_buffers.hpp"
 #include "tune/record.hpp"
 
 namespace ktune {
@@ -26,9 +27,13 @@ struct ArchFacts {
 ArchFacts arch_facts(const DeviceInfo&);
 ArchFacts arch_facts_offline(const std::string& arch);  // "sm_80", "sm_90a"; throws ConfigError
 
-// GPU state for one problem, alive in the worker: inputs, poisoned output, fp32 reference.
+// GPU state for one problem, alive in the worker: inputs, poisoned output, fp32 reference. Every
+// device buffer is allocated through buffers(), by role, and sealed once the workload has written
+// its inputs and reference: the worker poisons outputs through it before every checked run and
+// asks it what a candidate touched outside its outputs (tune/guarded_buffers.hpp).
 class Workload {
  public:
+  explicit Workload(GpuContext& gpu) : buffers_(gpu) {}
   virtual ~Workload() = default;
   // Argument pointers for cuLaunchKernel, in the order the family's kernels declare them. Operands
   // named in `tensor_maps` are passed as TMA descriptors (encoded here, kept alive by the workload
@@ -38,10 +43,13 @@ class Workload {
   // split-K's workspace, float* partials and unsigned* arrivals.
   // Throws ktune::Error when a descriptor cannot be encoded for this problem.
   virtual std::vector<void*> kernel_args(const std::vector<TensorMapSpec>& tensor_maps) = 0;
-  virtual void poison_output() = 0;               // NaN everywhere, before every checked run
   virtual ErrorStats check_output(const Tolerance&) = 0;
   virtual void run_baseline() = 0;                // the library call ktune is compared against
   virtual std::string baseline_name() const = 0;
+  GuardedBuffers& buffers() { return buffers_; }
+
+ protected:
+  GuardedBuffers buffers_;
 };
 
 class KernelFamily {

@@ -106,62 +106,55 @@ void lt_set(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attribute,
 class GemmWorkload : public Workload {
  public:
   GemmWorkload(const Problem& p, GpuContext& gpu, uint64_t seed)
-      : gpu_(gpu), dtype_(p.dtype), fp8_(p.dtype == "fp8"), shape_(p) {
+      : Workload(gpu), gpu_(gpu), dtype_(p.dtype), fp8_(p.dtype == "fp8"), shape_(p) {
     const int64_t eb = element_bytes(dtype_);
-    a_ = cuda::DeviceBuffer(shape_.m * shape_.k * eb);
-    b_ = cuda::DeviceBuffer(shape_.k * shape_.n * eb);
-    c_ = cuda::DeviceBuffer(shape_.m * shape_.n * out_bytes(dtype_));
-    ref_ = cuda::DeviceBuffer(shape_.m * shape_.n * sizeof(float));
+    a_ = buffers_.add("A", BufferRole::input, shape_.m * shape_.k * eb);
+    b_ = buffers_.add("B", BufferRole::input, shape_.k * shape_.n * eb);
+    c_ = buffers_.add("C", BufferRole::output, shape_.m * shape_.n * out_bytes(dtype_));
+    ref_ = static_cast<float*>(buffers_.add("reference", BufferRole::reference, shape_.m * shape_.n * sizeof(float)));
+    partials_ = buffers_.add("split-K partials", BufferRole::workspace, kSplitKPartialBytes);
+    arrivals_ = buffers_.add("split-K arrival counters", BufferRole::counters, kSplitKCounters * sizeof(unsigned));
     const float b_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape_.k)));
     const float spread = fp8_ ? kFp8InputSpread : 1.0f;
-    gpu_.fill_normal(a_.get(), dtype_, shape_.m * shape_.k, seed, spread);
-    gpu_.fill_normal(b_.get(), dtype_, shape_.k * shape_.n, seed + 1, fp8_ ? spread : b_scale);
-    KTUNE_CUDA(cudaMemsetAsync(ref_.get(), 0xff, ref_.bytes(), gpu_.stream()));
+    gpu_.fill_normal(a_, dtype_, shape_.m * shape_.k, seed, spread);
+    gpu_.fill_normal(b_, dtype_, shape_.k * shape_.n, seed + 1, fp8_ ? spread : b_scale);
+    KTUNE_CUDA(cudaMemsetAsync(ref_, 0xff, shape_.m * shape_.n * sizeof(float), gpu_.stream()));
     if (fp8_) {
       // Scales live on the device, where kernels and cuBLASLt read them, each 16-byte aligned:
       // with a 4-byte-aligned one cublasLtMatmul says NOT_SUPPORTED (its heuristic does not).
       scale_a_ = 1.0f / kFp8InputSpread;
       scale_b_ = b_scale / kFp8InputSpread;
-      scales_ = cuda::DeviceBuffer(2 * kScaleStride);
-      KTUNE_CUDA(cudaMemcpyAsync(scales_.get(), &scale_a_, sizeof(float), cudaMemcpyHostToDevice, gpu_.stream()));
-      KTUNE_CUDA(cudaMemcpyAsync(static_cast<char*>(scales_.get()) + kScaleStride, &scale_b_, sizeof(float),
-                                 cudaMemcpyHostToDevice, gpu_.stream()));
-      scale_a_ptr_ = scales_.as<float>();
-      scale_b_ptr_ = reinterpret_cast<const float*>(static_cast<char*>(scales_.get()) + kScaleStride);
+      char* scales = static_cast<char*>(buffers_.add("scales", BufferRole::input, 2 * kScaleStride));
+      KTUNE_CUDA(cudaMemcpyAsync(scales, &scale_a_, sizeof(float), cudaMemcpyHostToDevice, gpu_.stream()));
+      KTUNE_CUDA(cudaMemcpyAsync(scales + kScaleStride, &scale_b_, sizeof(float), cudaMemcpyHostToDevice, gpu_.stream()));
+      scale_a_ptr_ = reinterpret_cast<const float*>(scales);
+      scale_b_ptr_ = reinterpret_cast<const float*>(scales + kScaleStride);
       fp8_reference();
       choose_lt_algorithm();
     } else {
-      gemm(a_.get(), b_.get(), cuda_type(dtype_), ref_.get(), CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC, 1.0f);
+      gemm(a_, b_, cuda_type(dtype_), ref_, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC, 1.0f);
     }
     KTUNE_CUDA(cudaStreamSynchronize(gpu_.stream()));
-
-    partials_ = cuda::DeviceBuffer(kSplitKPartialBytes);
-    arrivals_ = cuda::DeviceBuffer(kSplitKCounters * sizeof(unsigned));
-    KTUNE_CUDA(cudaMemsetAsync(arrivals_.get(), 0, arrivals_.bytes(), gpu_.stream()));
-    partials_ptr_ = partials_.get();
-    arrivals_ptr_ = arrivals_.get();
-    a_ptr_ = a_.get();
-    b_ptr_ = b_.get();
-    c_ptr_ = c_.get();
+    buffers_.seal();
     m_ = static_cast<int>(shape_.m);
     n_ = static_cast<int>(shape_.n);
     k_ = static_cast<int>(shape_.k);
   }
 
   std::vector<void*> kernel_args(const std::vector<TensorMapSpec>& tensor_maps) override {
-    std::vector<void*> args = {&a_ptr_, &b_ptr_, &c_ptr_, &m_, &n_, &k_};
+    std::vector<void*> args = {&a_, &b_, &c_, &m_, &n_, &k_};
     maps_.assign(tensor_maps.size(), CUtensorMap{});
     void* c_map = nullptr;
     for (size_t i = 0; i < tensor_maps.size(); ++i) {
       const TensorMapSpec& t = tensor_maps[i];
       if (t.operand == "A") {
-        encode(maps_[i], t, a_.get(), dtype_, shape_.a_row, shape_.m, shape_.k);
+        encode(maps_[i], t, a_, dtype_, shape_.a_row, shape_.m, shape_.k);
         args[0] = &maps_[i];
       } else if (t.operand == "B") {
-        encode(maps_[i], t, b_.get(), dtype_, shape_.b_row, shape_.k, shape_.n);
+        encode(maps_[i], t, b_, dtype_, shape_.b_row, shape_.k, shape_.n);
         args[1] = &maps_[i];
       } else if (t.operand == "C") {
-        encode(maps_[i], t, c_.get(), out_dtype(dtype_), true, shape_.m, shape_.n);
+        encode(maps_[i], t, c_, out_dtype(dtype_), true, shape_.m, shape_.n);
         c_map = &maps_[i];
       } else {
         throw Error("gemm has no operand " + t.operand + " to pass as a tensor map");
@@ -172,32 +165,24 @@ class GemmWorkload : public Workload {
     // with fewer parameters never reads the extra entries.
     args.push_back(&scale_a_ptr_);
     args.push_back(&scale_b_ptr_);
-    args.push_back(&partials_ptr_);
-    args.push_back(&arrivals_ptr_);
+    args.push_back(&partials_);
+    args.push_back(&arrivals_);
     return args;
   }
 
-  void poison_output() override {
-    // A split-K kernel leaves its tile counters at zero; one that failed may not have, and the
-    // next candidate must not inherit that.
-    KTUNE_CUDA(cudaMemsetAsync(arrivals_.get(), 0, arrivals_.bytes(), gpu_.stream()));
-    // 0xFF bytes are NaN in fp16, bf16 and fp32 alike (fp8 problems write bf16).
-    KTUNE_CUDA(cudaMemsetAsync(c_.get(), 0xff, c_.bytes(), gpu_.stream()));
-  }
-
   ErrorStats check_output(const Tolerance& t) override {
-    return gpu_.compare(c_.get(), out_dtype(dtype_), ref_.as<float>(), shape_.m * shape_.n, t.atol, t.rtol);
+    return gpu_.compare(c_, out_dtype(dtype_), ref_, shape_.m * shape_.n, t.atol, t.rtol);
   }
 
   void run_baseline() override {
     if (fp8_) {
       const float alpha = 1.0f, beta = 0.0f;
-      KTUNE_CUBLAS(cublasLtMatmul(gpu_.cublas_lt(), lt_desc_.get(), &alpha, b_.get(), lt_a_.get(), a_.get(),
-                                  lt_b_.get(), &beta, c_.get(), lt_c_.get(), c_.get(), lt_c_.get(), &lt_algo_,
+      KTUNE_CUBLAS(cublasLtMatmul(gpu_.cublas_lt(), lt_desc_.get(), &alpha, b_, lt_a_.get(), a_,
+                                  lt_b_.get(), &beta, c_, lt_c_.get(), c_, lt_c_.get(), &lt_algo_,
                                   gpu_.cublas_workspace(), gpu_.cublas_workspace_bytes(), gpu_.stream()));
       return;
     }
-    gemm(a_.get(), b_.get(), cuda_type(dtype_), c_.get(), cuda_type(dtype_),
+    gemm(a_, b_, cuda_type(dtype_), c_, cuda_type(dtype_),
          dtype_ == "fp32" ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, 1.0f);
   }
 
@@ -241,9 +226,9 @@ class GemmWorkload : public Workload {
   // other dtypes, the scales folded into alpha. The fp32 copies live only while it runs.
   void fp8_reference() {
     cuda::DeviceBuffer a32(shape_.m * shape_.k * sizeof(float)), b32(shape_.k * shape_.n * sizeof(float));
-    gpu_.to_fp32(a_.get(), dtype_, a32.as<float>(), shape_.m * shape_.k);
-    gpu_.to_fp32(b_.get(), dtype_, b32.as<float>(), shape_.k * shape_.n);
-    gemm(a32.get(), b32.get(), CUDA_R_32F, ref_.get(), CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC,
+    gpu_.to_fp32(a_, dtype_, a32.as<float>(), shape_.m * shape_.k);
+    gpu_.to_fp32(b_, dtype_, b32.as<float>(), shape_.k * shape_.n);
+    gemm(a32.get(), b32.get(), CUDA_R_32F, ref_, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC,
          scale_a_ * scale_b_);
     KTUNE_CUDA(cudaStreamSynchronize(gpu_.stream()));
   }
@@ -289,11 +274,11 @@ class GemmWorkload : public Workload {
   std::string dtype_;
   bool fp8_;
   Shape shape_;
-  cuda::DeviceBuffer a_, b_, c_, ref_, scales_, partials_, arrivals_;
-  void *partials_ptr_ = nullptr, *arrivals_ptr_ = nullptr;
+  // Device memory, owned by buffers_ (guarded, by role); kernel_args hands out their addresses.
+  void *a_ = nullptr, *b_ = nullptr, *c_ = nullptr, *partials_ = nullptr, *arrivals_ = nullptr;
+  float* ref_ = nullptr;
   static constexpr size_t kScaleStride = 16;  // bytes from scale_a to scale_b on the device
   float scale_a_ = 1.0f, scale_b_ = 1.0f;      // fp8 only
-  void *a_ptr_ = nullptr, *b_ptr_ = nullptr, *c_ptr_ = nullptr;
   const float *scale_a_ptr_ = nullptr, *scale_b_ptr_ = nullptr;
   std::vector<CUtensorMap> maps_;
   int m_ = 0, n_ = 0, k_ = 0;
@@ -361,7 +346,7 @@ class GemmFamily : public KernelFamily {
     int64_t bytes = element_bytes(p.dtype) * inputs + out_bytes(p.dtype) * s.m * s.n + 4 * s.m * s.n;
     // fp8: the fp32 copies of A and B exist alongside the reference while it is computed.
     if (p.dtype == "fp8") bytes += 4 * inputs + 32;  // + the two scales
-    return bytes + kSplitKPartialBytes + kSplitKCounters * 4;
+    return bytes + kSplitKPartialBytes + kSplitKCounters * 4 + guard_overhead(7);
   }
 
   Tolerance default_tolerance(const std::string& dtype) const override {

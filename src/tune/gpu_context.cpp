@@ -134,6 +134,30 @@ ErrorStats GpuContext::compare(const void* out, const std::string& dtype, const 
   return e;
 }
 
+uint64_t GpuContext::checksum(const void* p, size_t bytes) {
+  CUfunction f = helper("ktune_checksum");
+  auto* sum = compare_scratch_.as<unsigned long long>();
+  KTUNE_CUDA(cudaMemsetAsync(sum, 0, sizeof *sum, stream_.get()));
+  long long count = static_cast<long long>(bytes);
+  void* args[] = {&p, &count, &sum};
+  Launch l;
+  l.block[0] = 256;
+  l.grid[0] = std::clamp<int64_t>(static_cast<int64_t>(bytes / (16 * 256)) + 1, 1, int64_t(device_.sm_count) * 8);
+  launch(f, l, args);
+  KTUNE_CUDA(cudaGetLastError());
+  unsigned long long host = 0;
+  KTUNE_CUDA(cudaMemcpyAsync(&host, sum, sizeof host, cudaMemcpyDeviceToHost, stream_.get()));
+  KTUNE_CUDA(cudaStreamSynchronize(stream_.get()));
+  return host;
+}
+
+void GpuContext::spin(long long cycles) {
+  CUfunction f = helper("ktune_spin");
+  void* args[] = {&cycles};
+  Launch l;
+  launch(f, l, args);
+}
+
 void GpuContext::flush_l2() {
   // A different value each time, so no part of the memory system can skip the writes.
   KTUNE_CUDA(cudaMemsetAsync(flush_buffer_.get(), static_cast<int>(++flush_value_ & 0xff),

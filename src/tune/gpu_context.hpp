@@ -43,6 +43,10 @@ class GpuContext {
   // Compares n elements of `out` (dtype) with an fp32 reference on the device.
   ErrorStats compare(const void* out, const std::string& dtype, const float* ref, int64_t n,
                      double atol, double rtol);
+  // A position-dependent 64-bit hash of `bytes` bytes at `p` (any alignment); waits for it.
+  uint64_t checksum(const void* p, size_t bytes);
+  // Enqueues one thread that spins for `cycles` SM clock cycles (a planted delay).
+  void spin(long long cycles);
   // Writes a buffer at least twice the L2 size, so the next kernel starts with a cold L2.
   void flush_l2();
   // Launches a kernel on the context's stream.

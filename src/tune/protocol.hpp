@@ -3,10 +3,11 @@
 //   hello                                   -> {ok, device}
 //   problem  {problem, seed, tolerance}     -> {ok} | {ok:false, error}   inputs + reference
 //   baseline {rule, warmup_ms}              -> {ok, record}               the library call, timed
-//   run      {cubin_path, lowered_name, launch, rule, warmup_ms, best_ms, verify_only}
-//                                           -> {ok, record}               one candidate
+//   run      {cubin_path, lowered_name, launch, rule, warmup_ms, best_ms, verify_only[, plant_delay]}
+//                                           -> {ok, record[, restart]}    one candidate
 //   ceilings {rule, warmup_ms}              -> {ok, ceilings}             copy bandwidth, cuBLAS peaks
-// A reply with "fatal": true means the worker exits next (a sticky CUDA error).
+// A reply with "fatal": true means the worker exits next (a sticky CUDA error); "restart": true
+// likewise, after a candidate that wrote outside its outputs (its record says what it touched).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -19,7 +19,10 @@ Session::Session(SessionOptions options) : options_(std::move(options)), client_
 
 WorkerClient::Reply Session::call(const nlohmann::json& request, std::chrono::milliseconds timeout) {
   WorkerClient::Reply reply = client_.call(request, timeout);
-  if (reply.status != WorkerClient::Status::ok || reply.body.value("fatal", false)) {
+  // A sticky CUDA error ends the worker ("fatal"), and so does a candidate that wrote outside its
+  // outputs ("restart"): either way the next call starts a fresh one with a fresh reference.
+  if (reply.status != WorkerClient::Status::ok || reply.body.value("fatal", false) ||
+      reply.body.value("restart", false)) {
     client_.stop();  // the next call starts a fresh worker
     problem_loaded_ = false;
     ++restarts_;
@@ -80,7 +83,7 @@ Ceilings Session::measure_ceilings(const StoppingRule& rule, double warmup_ms) {
 }
 
 void Session::run_candidate(CandidateRecord& rec, const StoppingRule& rule, double warmup_ms, double best_ms,
-                            bool verify_only) {
+                            bool verify_only, double plant_delay) {
   ensure_ready();
   nlohmann::json request = {{"op", "run"},
                             {"cubin_path", rec.compile.cubin_path},
@@ -90,6 +93,7 @@ void Session::run_candidate(CandidateRecord& rec, const StoppingRule& rule, doub
                             {"warmup_ms", warmup_ms},
                             {"best_ms", best_ms},
                             {"verify_only", verify_only}};
+  if (plant_delay > 0) request["plant_delay"] = plant_delay;
   auto reply = call(request, options_.candidate_timeout);
   if (reply.status == WorkerClient::Status::timed_out) {
     rec.disposition = Disposition::timeout;

@@ -35,8 +35,9 @@ class Session {
   CandidateRecord time_baseline(const StoppingRule&, double warmup_ms);
 
   // Runs one compiled candidate: fills disposition, reason, error, time, samples, pruned.
+  // plant_delay > 0 makes every timed sample that fraction slower on the GPU (gate self-tests).
   void run_candidate(CandidateRecord& rec, const StoppingRule&, double warmup_ms, double best_ms,
-                     bool verify_only);
+                     bool verify_only, double plant_delay = 0);
 
   // Measures this device's copy bandwidth and cuBLAS peaks (tune/ceilings_probe.hpp).
   Ceilings measure_ceilings(const StoppingRule&, double warmup_ms);

@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "bench/measure.hpp"
@@ -66,7 +69,7 @@ class Worker {
     CandidateRecord rec;
     rec.source = "cublas";
     rec.kernel_name = workload_->baseline_name();
-    workload_->poison_output();
+    workload_->buffers().poison_outputs();
     workload_->run_baseline();
     rec.error = workload_->check_output(tolerance_);
     Measurement m = measure(*gpu_, [&] { workload_->run_baseline(); }, request.at("rule").get<StoppingRule>(),
@@ -100,34 +103,103 @@ class Worker {
     } catch (const cuda::CudaError& e) {
       return outcome(rec, Disposition::launch_failed, std::string("cannot encode a tensor map: ") + e.what());
     }
-    auto launch = [&] { gpu_->launch(f, rec.launch, args.data()); };
+    std::function<void()> launch = [&] { gpu_->launch(f, rec.launch, args.data()); };
 
-    workload_->poison_output();
+    // The first launch: a refused launch is the candidate's fault, a sticky error the worker's end.
     try {
-      launch();
+      if (auto rejected = checked_launch(rec, launch, "")) return *rejected;
     } catch (const cuda::CudaError& e) {
       if (!e.sticky()) return outcome(rec, Disposition::launch_failed, e.what());
       throw;
     }
-    KTUNE_CUDA(cudaStreamSynchronize(gpu_->stream()));
-    rec.error = workload_->check_output(tolerance_);
-    std::string why;
-    if (!within_tolerance(*rec.error, tolerance_, &why)) return outcome(rec, Disposition::incorrect, why);
     if (request.at("verify_only")) return outcome(rec, Disposition::passed, "");
 
+    const double planted = request.value("plant_delay", 0.0);
+    if (planted > 0) launch = with_planted_delay(launch, planted, rec);
     Measurement m = measure(*gpu_, launch, request.at("rule").get<StoppingRule>(), request.at("warmup_ms"),
                             request.at("best_ms"));
     rec.samples_ms = m.samples_ms;
     rec.time = summarize(m.samples_ms);
     rec.pruned = m.stop == StopReason::pruned;
-    // The output of the last timed run must still be right: catches races that show up only
-    // under repetition.
-    ErrorStats again = workload_->check_output(tolerance_);
-    if (!within_tolerance(again, tolerance_, &why)) {
-      rec.error = again;
-      return outcome(rec, Disposition::incorrect, "wrong after repeated runs (a race?): " + why);
+    // Launched again on freshly poisoned outputs, twice: values left by an earlier launch cannot
+    // pass for this one's, so a kernel that is right once and then idles or half-writes (a
+    // persistent or split-K kernel whose counters do not reset) fails here, as do races that need
+    // repetition.
+    for (int again = 1; again <= kRelaunches; ++again)
+      if (auto rejected = checked_launch(rec, launch, fmt::format("relaunch {} after timing", again)))
+        return *rejected;
+    return outcome(rec, Disposition::passed, rec.reason);
+  }
+
+  // Poisons the outputs, runs `launch` once, checks the output and everything the run must not
+  // have touched (guards, inputs, the reference, counters). Returns the rejection, or nothing
+  // when the run was clean. `when` says which run it was, for the reason.
+  std::optional<json> checked_launch(CandidateRecord& rec, const std::function<void()>& launch,
+                                     const std::string& when) {
+    GuardedBuffers& buffers = workload_->buffers();
+    buffers.poison_outputs();
+    launch();
+    KTUNE_CUDA(cudaStreamSynchronize(gpu_->stream()));
+    std::vector<std::string> touched = buffers.touched();
+    ErrorStats error = workload_->check_output(tolerance_);
+    std::string why;
+    const bool right = within_tolerance(error, tolerance_, &why);
+    rec.error = error;
+    const std::string prefix = when.empty() ? "" : when + ": ";
+    if (!touched.empty()) {
+      std::string reason = prefix + join(touched);
+      if (!right) reason += "; and the output: " + why;
+      return corrupted(rec, reason);
     }
-    return outcome(rec, Disposition::passed, "");
+    if (!right)
+      return outcome(rec, Disposition::incorrect,
+                     when.empty() ? why : prefix + "right on its first launch, wrong now: " + why);
+    return std::nullopt;
+  }
+
+  // A candidate that wrote where it must not: rejected, and this worker ends after the reply so that
+  // the next candidate gets fresh inputs and a fresh reference (the write may have reached memory
+  // no guard covers).
+  static json corrupted(CandidateRecord& rec, const std::string& reason) {
+    json reply = outcome(rec, Disposition::incorrect, reason);
+    reply["restart"] = true;
+    return reply;
+  }
+
+  static std::string join(const std::vector<std::string>& lines) {
+    std::string out;
+    for (const std::string& l : lines) out += (out.empty() ? "" : "; ") + l;
+    return out;
+  }
+
+  // `launch` followed by a spin of one thread that makes each timed sample `fraction` longer
+  // (calibrated against this kernel's own time): a real slowdown on the GPU, for checking that the
+  // regression gate catches one (`ktune bench --plant-delay`). The achieved slowdown goes in the
+  // record's reason.
+  std::function<void()> with_planted_delay(const std::function<void()>& launch, double fraction,
+                                           CandidateRecord& rec) {
+    StoppingRule quick;
+    quick.min_samples = quick.max_samples = 40;
+    quick.min_time_ms = 0;
+    quick.max_time_ms = 1e9;
+    auto median_of = [&](const std::function<void()>& work) {
+      return summarize(measure(*gpu_, work, quick, 20, 0).samples_ms).median;
+    };
+    const double plain = median_of(launch);
+    auto cycles = std::make_shared<long long>(
+        std::llround(fraction * plain * 1e-3 * gpu_->device().sm_clock_khz * 1e3));
+    std::function<void()> delayed = [launch, cycles, this] {
+      launch();
+      gpu_->spin(*cycles);
+    };
+    double achieved = 0;
+    for (int step = 0; step < 3; ++step) {  // the spin's launch gap is part of the delay: correct for it
+      achieved = median_of(delayed) / plain - 1;
+      if (achieved > 0) *cycles = std::max<long long>(1, std::llround(*cycles * fraction / achieved));
+    }
+    achieved = median_of(delayed) / plain - 1;
+    rec.reason = fmt::format("planted delay: {:+.1f}% (asked {:+.1f}%)", 100 * achieved, 100 * fraction);
+    return delayed;
   }
 
   // Resource problems the launch would hit, said in the user's terms.
@@ -163,6 +235,7 @@ class Worker {
   std::unique_ptr<Workload> workload_;
   Problem problem_;
   Tolerance tolerance_;
+  static constexpr int kRelaunches = 2;
 };
 
 }  // namespace
@@ -198,6 +271,8 @@ int run_worker(const std::filesystem::path& compile_cache_dir) {
     fwrite(text.data(), 1, text.size(), replies);
     fflush(replies);
     if (fatal) _exit(3);  // the context is gone; a new worker takes over
+    // A candidate wrote outside its outputs: end, so the next worker starts from clean memory.
+    if (reply.value("restart", false)) _exit(0);
   }
   return 0;
 }

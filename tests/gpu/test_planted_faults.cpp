@@ -1,5 +1,6 @@
 // A sweep whose candidates crash, hang, compute the wrong answer, fail to compile, ask for too
-// much shared memory or break a constraint must classify each and still pick the correct one.
+// much shared memory, break a constraint, are right only on their first launch, or write outside
+// their output must classify each, say what it did, and still pick the correct one.
 #include <fstream>
 #include <map>
 
@@ -28,8 +29,12 @@ TEST(PlantedFaults, EveryFaultIsClassifiedAndTheSweepGoesOn) {
   ASSERT_EQ(problems.size(), 1u);
 
   std::map<int64_t, Disposition> by_fault;
-  for (const CandidateRecord& r : problems[0].records)
-    if (r.source == "ktune") by_fault[r.params.at("FAULT")] = r.disposition;
+  std::map<int64_t, std::string> reason;
+  for (const CandidateRecord& r : problems[0].records) {
+    if (r.source != "ktune") continue;
+    by_fault[r.params.at("FAULT")] = r.disposition;
+    reason[r.params.at("FAULT")] = r.reason;
+  }
   EXPECT_EQ(by_fault[0], Disposition::passed) << log;
   EXPECT_EQ(by_fault[1], Disposition::crashed) << log;
   EXPECT_EQ(by_fault[2], Disposition::timeout) << log;
@@ -37,6 +42,18 @@ TEST(PlantedFaults, EveryFaultIsClassifiedAndTheSweepGoesOn) {
   EXPECT_EQ(by_fault[4], Disposition::compile_failed) << log;
   EXPECT_EQ(by_fault[5], Disposition::launch_failed) << log;
   EXPECT_EQ(by_fault[6], Disposition::invalid) << log;
+  // Right once, then idle or half-written: caught on the poisoned relaunch after timing.
+  for (int fault : {7, 8}) {
+    EXPECT_EQ(by_fault[fault], Disposition::incorrect) << fault << ": " << reason[fault];
+    EXPECT_NE(reason[fault].find("relaunch 1 after timing: right on its first launch, wrong now"), std::string::npos)
+        << fault << ": " << reason[fault];
+  }
+  EXPECT_NE(reason[8].find("non-finite outputs"), std::string::npos) << reason[8];  // the unwritten half is NaN
+  // Writes outside C: the record names what was touched.
+  EXPECT_EQ(by_fault[9], Disposition::incorrect) << log;
+  EXPECT_NE(reason[9].find("wrote past the end of C"), std::string::npos) << reason[9];
+  EXPECT_EQ(by_fault[10], Disposition::incorrect) << log;
+  EXPECT_NE(reason[10].find("changed the input A"), std::string::npos) << reason[10];
 
   // The winner in the cache is the correct kernel, never a faulty one.
   int show = test::run_ktune("cache show faulty_gemm --cache-dir " + (dir / "cache").string(), dir / "cache.txt");

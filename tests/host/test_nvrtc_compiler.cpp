@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "compile/compile_all.hpp"
+#include "compile/embedded.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -393,6 +394,35 @@ TEST(CompileAll, RealCompilerInParallel) {
   EXPECT_EQ(results[2].static_smem, 256 * 4);
   EXPECT_EQ(results[2].lowered_name, "_Z10tiny_scaleIfLi256EEvPT_S0_");
   fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ktune
+
+namespace ktune {
+namespace {
+
+// The worker's helper kernels (kernels/util.cu) are compiled at run time on the GPU machine only;
+// CI has no GPU, so compile every one of them here for both targets.
+TEST_F(NvrtcCompilerTest, EveryHelperKernelCompiles) {
+  auto source = find_embedded("kernels/util.cu");
+  ASSERT_TRUE(source.has_value());
+  NvrtcCompiler compiler(dir_);
+  std::vector<std::string> names = {"ktune_checksum", "ktune_spin"};
+  for (const char* t : {"__half", "__nv_bfloat16", "__nv_fp8_e4m3", "float"}) {
+    names.push_back(std::string("ktune_fill_normal<") + t + ">");
+    names.push_back(std::string("ktune_to_fp32<") + t + ">");
+    names.push_back(std::string("ktune_compare<") + t + ">");
+  }
+  for (const char* arch : {"sm_80", "sm_90a"}) {
+    for (const std::string& name : names) {
+      CompileRequest request = source_request(std::string(*source), arch);
+      request.source_name = "kernels/util.cu";
+      request.name_expression = name;
+      CompileInfo info = compiler.compile(request);
+      EXPECT_TRUE(info.ok) << arch << " " << name << ":\n" << info.log;
+    }
+  }
 }
 
 }  // namespace
