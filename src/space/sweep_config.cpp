@@ -640,7 +640,9 @@ std::vector<Placeholder> find_placeholders(std::string_view tmpl) {
 SweepConfig parse_sweep_config(std::string_view text, const std::string& origin,
                                const std::vector<std::string>& context_names,
                                const std::vector<std::string>& placeholder_names) {
-  return ConfigParser(text, origin, context_names, placeholder_names).parse();
+  SweepConfig config = ConfigParser(text, origin, context_names, placeholder_names).parse();
+  config.text = std::string(text);
+  return config;
 }
 
 SweepConfig load_sweep_config(const std::filesystem::path& file,
@@ -655,7 +657,9 @@ SweepConfig load_sweep_config(const std::filesystem::path& file,
     throw ConfigError(fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno)));
   SweepConfig config =
       parse_sweep_config(text.str(), file.string(), context_names, placeholder_names);
-  config.base_dir = file.parent_path();
+  // Absolute, so that a bare "my_sweep.json" in the current directory still has a folder its
+  // kernel is looked up in (its parent_path() is empty, which means "embedded").
+  config.base_dir = std::filesystem::absolute(file).parent_path();
   return config;
 }
 

@@ -38,6 +38,7 @@ struct SweepConfig {
   std::vector<TensorMapExpr> tensor_maps;
   std::vector<Bindings> problems;
   std::vector<std::string> dtypes, layouts;
+  std::string text;  // the file as read: any edit to it is a new best-config cache key
 };
 
 // The spellings the "dtypes" and "layouts" keys accept (the same as Problem's).

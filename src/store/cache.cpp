@@ -100,17 +100,17 @@ std::string CacheKey::str() const {
     dims_text += fmt::format("{}{}={}", dims_text.empty() ? "" : ",", name, value);
   return fmt::format(
       "family={};config={};kernel={};dtype={};layout={};dims={};gpu={};cc={}.{};sms={};"
-      "driver={};nvrtc={}",
+      "driver={};nvrtc={};settings={}",
       family, config_name, kernel_hash, dtype, layout, dims_text, gpu_name, cc_major, cc_minor,
-      sm_count, driver_version, nvrtc_version);
+      sm_count, driver_version, nvrtc_version, settings);
 }
 
 CacheKey make_cache_key(const Problem& problem, const DeviceInfo& device, std::string config_name,
-                        std::string_view kernel_source, std::string nvrtc_version) {
+                        std::string_view sweep_text, std::string nvrtc_version, std::string settings) {
   CacheKey k;
   k.family = problem.family;
   k.config_name = std::move(config_name);
-  k.kernel_hash = hex64(fnv1a64(kernel_source));
+  k.kernel_hash = hex64(fnv1a64(sweep_text));
   k.dtype = problem.dtype;
   k.layout = problem.layout;
   k.dims = problem.dims;
@@ -120,6 +120,7 @@ CacheKey make_cache_key(const Problem& problem, const DeviceInfo& device, std::s
   k.sm_count = device.sm_count;
   k.driver_version = device.driver_version;
   k.nvrtc_version = std::move(nvrtc_version);
+  k.settings = std::move(settings);
   return k;
 }
 
@@ -129,7 +130,8 @@ void to_json(json& j, const CacheKey& k) {
            {"layout", k.layout},           {"dims", k.dims},
            {"gpu_name", k.gpu_name},       {"cc_major", k.cc_major},
            {"cc_minor", k.cc_minor},       {"sm_count", k.sm_count},
-           {"driver_version", k.driver_version}, {"nvrtc_version", k.nvrtc_version}};
+           {"driver_version", k.driver_version}, {"nvrtc_version", k.nvrtc_version},
+           {"settings", k.settings}};
 }
 
 void from_json(const json& j, CacheKey& k) {
@@ -145,6 +147,7 @@ void from_json(const json& j, CacheKey& k) {
   j.at("sm_count").get_to(k.sm_count);
   j.at("driver_version").get_to(k.driver_version);
   j.at("nvrtc_version").get_to(k.nvrtc_version);
+  k.settings = j.value("settings", "");
 }
 
 void to_json(json& j, const CacheEntry& e) {

@@ -26,7 +26,9 @@
 namespace ktune {
 
 struct CacheKey {
-  std::string family, config_name, kernel_hash;  // kernel_hash: hex64(fnv1a64(source text))
+  // kernel_hash: hex64(fnv1a64(...)) of everything the sweep is made of: each config's text, its
+  // kernel source and every header offered to it (tune/tuner.cpp, sweeps_cache_key).
+  std::string family, config_name, kernel_hash;
   std::string dtype, layout;
   Bindings dims;  // M, N, K
   std::string gpu_name;
@@ -34,6 +36,10 @@ struct CacheKey {
   int sm_count = 0;
   int driver_version = 0;
   std::string nvrtc_version;
+  // How candidates were judged and built: tolerances and compile flags ("atol=0.005;rtol=0.005;
+  // norm_tol=0.001;allow_spills=0"). A winner chosen under looser rules is never served to a
+  // stricter run. Entries written before it existed read as "" and match nothing.
+  std::string settings;
 
   // Canonical, stable, single line: "family=gemm;config=gemm_mma;kernel=...;dtype=fp16;
   // layout=rr;dims=K=4096,M=4096,N=4096;gpu=NVIDIA H100 80GB HBM3;cc=9.0;sms=132;
@@ -42,9 +48,9 @@ struct CacheKey {
   bool operator==(const CacheKey&) const = default;
 };
 
-// The key for a problem on a device, hashing the kernel source text.
+// The key for a problem on a device; `sweep_text` is everything the sweep is made of (hashed).
 CacheKey make_cache_key(const Problem& problem, const DeviceInfo& device, std::string config_name,
-                        std::string_view kernel_source, std::string nvrtc_version);
+                        std::string_view sweep_text, std::string nvrtc_version, std::string settings);
 
 struct CacheEntry {
   CacheKey key;

@@ -80,7 +80,7 @@ TEST(CacheKey, StrIsCanonical) {
             "family=gemm;config=gemm_mma;kernel=" + hex64(fnv1a64("template <int BLOCK_M> "
                                                                   "__global__ void k();")) +
                 ";dtype=fp16;layout=rr;dims=K=4096,M=2048,N=4096;gpu=NVIDIA H100 80GB HBM3;"
-                "cc=9.0;sms=132;driver=13000;nvrtc=13.0");
+                "cc=9.0;sms=132;driver=13000;nvrtc=13.0;settings=");
 }
 
 TEST(CacheKey, MadeFromProblemAndDevice) {
@@ -91,7 +91,7 @@ TEST(CacheKey, MadeFromProblemAndDevice) {
   d.cc_minor = 6;
   d.sm_count = 84;
   d.driver_version = 12040;
-  const CacheKey k = make_cache_key(p, d, "gemm_simt", "source text", "12.4");
+  const CacheKey k = make_cache_key(p, d, "gemm_simt", "source text", "12.4", "atol=0.005");
   EXPECT_EQ(k.kernel_hash, hex64(fnv1a64("source text")));
   EXPECT_EQ(k.dims, p.dims);
   EXPECT_EQ(k.dtype, "bf16");
@@ -101,7 +101,9 @@ TEST(CacheKey, MadeFromProblemAndDevice) {
   EXPECT_EQ(k.sm_count, 84);
   EXPECT_EQ(k.driver_version, 12040);
   EXPECT_EQ(k.nvrtc_version, "12.4");
-  EXPECT_NE(make_cache_key(p, d, "gemm_simt", "source text!", "12.4"), k);
+  EXPECT_EQ(k.settings, "atol=0.005");
+  EXPECT_NE(make_cache_key(p, d, "gemm_simt", "source text!", "12.4", "atol=0.005"), k);
+  EXPECT_NE(make_cache_key(p, d, "gemm_simt", "source text", "12.4", "atol=1"), k);
 }
 
 TEST_F(CacheTest, MissingFileIsEmptyWithoutWarnings) {
