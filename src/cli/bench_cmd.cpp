@@ -5,8 +5,10 @@
 // --format gbench, .gbench.json (Google Benchmark JSON, store/gbench_json.hpp).
 //
 // The reference and the best configuration are measured in turns, --rounds times, in the order
-// R K K R R K ...: clocks and temperature drift during a run, and in turns they hit both alike
-// instead of whichever was measured last. Every turn checks the output again before timing.
+// R K K R R K ... (tune/interleaved.hpp): clocks and temperature drift during a run, and in turns
+// they hit both alike instead of whichever was measured last. Every turn checks the output on
+// poisoned buffers before and after timing. --plant-delay makes the kernel a given fraction slower
+// on the GPU: the regression gate's self-test (README, "Benchmarks and CI gating").
 #include <fmt/format.h>
 
 #include <memory>
@@ -21,6 +23,7 @@
 #include "space/enumerate.hpp"
 #include "store/cache.hpp"
 #include "store/gbench_json.hpp"
+#include "tune/interleaved.hpp"
 #include "util/fs.hpp"
 
 namespace ktune::cli {
@@ -28,12 +31,13 @@ namespace {
 
 struct BenchFlags {
   std::string suite;
-  int samples = 100;  // per kernel, over all rounds
-  int rounds = 5;
+  int samples = 200;  // per kernel, over all rounds
+  int rounds = 10;    // the gate's replication unit (bench/compare.hpp): enough to resolve 5%
   bool no_tune = false;
   std::string format = "ktune";
   std::string stem;
   uint64_t seed = 20261121;
+  double plant_delay_percent = 0;
 };
 
 // A suite problem with everything that can be resolved before the GPU is touched.
@@ -67,8 +71,9 @@ std::vector<SweepConfig> configs_for(const SuiteProblem& sp, const Suite& suite,
 
 // The cache entry Tuner::tune would answer from (the same key), so that --no-tune can tell what
 // is missing without tuning it.
-std::optional<CacheEntry> lookup(const BestConfigCache& cache, const Planned& p, const DeviceInfo& device) {
-  return cache.find(sweeps_cache_key(active_sweeps(p.sweeps, device), p.problem, device));
+std::optional<CacheEntry> lookup(const BestConfigCache& cache, const Planned& p, const DeviceInfo& device,
+                                 const TuneOptions& options) {
+  return cache.find(sweeps_cache_key(active_sweeps(p.sweeps, device), p.problem, device, options));
 }
 
 std::string config_names(const Planned& p) {
@@ -139,66 +144,6 @@ CandidateRecord compile_best(Compiler& compiler, const Planned& p, const Winner&
 
 bool ready(const CandidateRecord& best) { return best.disposition == Disposition::not_run && best.compile.ok; }
 
-// One turn's measurement folded into the kernel's record: samples appended, and the worst
-// outcome kept (a turn that fails verification fails the record).
-void fold(CandidateRecord& into, CandidateRecord&& turn, bool first) {
-  if (first) {
-    std::vector<double> samples = std::move(into.samples_ms);
-    into = std::move(turn);
-    into.samples_ms.insert(into.samples_ms.begin(), samples.begin(), samples.end());
-    return;
-  }
-  into.samples_ms.insert(into.samples_ms.end(), turn.samples_ms.begin(), turn.samples_ms.end());
-  if (turn.error && (!into.error || turn.error->max_abs > into.error->max_abs)) into.error = turn.error;
-  if (turn.disposition != Disposition::passed && into.disposition == Disposition::passed) {
-    into.disposition = turn.disposition;
-    into.reason = turn.reason;
-  }
-}
-
-// Interleaved measurement of the reference and `best` (compiled, not yet run). Returns the
-// reference record; `best` gets its samples.
-CandidateRecord measure_pair(Session& session, CandidateRecord& best, const BenchFlags& flags, double warmup_ms) {
-  CandidateRecord reference;
-  const CandidateRecord compiled = best;
-  for (int round = 0; round < flags.rounds; ++round) {
-    StoppingRule rule;  // exactly `count` samples: no convergence test, no time cap, no pruning
-    rule.min_samples = rule.max_samples = flags.samples / flags.rounds + (round < flags.samples % flags.rounds);
-    rule.min_time_ms = 0;
-    rule.max_time_ms = 1e9;
-    // The first reference turn gets a long warmup: the GPU may be coming out of idle clocks.
-    auto time_reference = [&] {
-      fold(reference, session.time_baseline(rule, round == 0 ? std::max(warmup_ms, 200.0) : warmup_ms), round == 0);
-    };
-    auto time_best = [&] {
-      CandidateRecord turn = compiled;
-      session.run_candidate(turn, rule, warmup_ms, /*best_ms=*/0, /*verify_only=*/false);
-      fold(best, std::move(turn), round == 0);
-    };
-    if (round % 2 == 0) {
-      time_reference();
-      time_best();
-    } else {
-      time_best();
-      time_reference();
-    }
-    if (best.disposition != Disposition::passed || reference.disposition != Disposition::passed) break;
-  }
-  for (CandidateRecord* rec : {&reference, &best}) {
-    rec->pruned = false;
-    if (!rec->samples_ms.empty()) rec->time = summarize(rec->samples_ms);
-  }
-  return reference;
-}
-
-void derive_metrics(CandidateRecord& rec, const Cost& cost, double reference_ms) {
-  if (!rec.time || rec.time->median <= 0) return;
-  const double seconds = rec.time->median * 1e-3;
-  rec.tflops = cost.flops / seconds / 1e12;
-  rec.gbps = cost.min_bytes / seconds / 1e9;
-  if (reference_ms > 0) rec.ratio_vs_reference = reference_ms / rec.time->median;
-}
-
 void print_row(const ProblemResult& r) {
   for (const CandidateRecord& rec : r.records) {
     const std::string label = rec.source == "cublas" ? rec.kernel_name : short_params(rec.params);
@@ -206,8 +151,8 @@ void print_row(const ProblemResult& r) {
       fmt::print("  {:<7} {}: {} {}\n", rec.source, to_string(rec.disposition), rec.reason, label);
       continue;
     }
-    fmt::print("  {:<7} {:>9.4f} ms  {:>7.1f} TFLOPS  {:>6.3f}x cuBLAS  n={:<4} {}\n", rec.source, rec.time->median,
-               rec.tflops, rec.ratio_vs_reference, rec.time->n, label);
+    fmt::print("  {:<7} {:>9.4f} ms  {:>7.1f} TFLOPS  {:>6.3f}x cuBLAS  n={:<4} {}{}\n", rec.source, rec.time->median,
+               rec.tflops, rec.ratio_vs_reference, rec.time->n, label, rec.reason.empty() ? "" : "  (" + rec.reason + ")");
   }
 }
 
@@ -232,6 +177,9 @@ void setup_bench(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--stem", opts->bench.stem, "file name stem of the outputs (default: bench-<suite>-<UTC time>)");
   cmd->add_option("--seed", opts->bench.seed, "input seed")->capture_default_str();
+  cmd->add_option("--plant-delay", opts->bench.plant_delay_percent,
+                  "make every tuned kernel this many percent slower on the GPU (tests the regression gate)")
+      ->check(CLI::Range(0.0, 100.0));
   add_common_flags(*cmd, opts->common);
   add_measure_flags(*cmd, opts->measure);  // how problems without a cached config are tuned
   cmd->callback([opts, &exit_code] {
@@ -272,7 +220,7 @@ void setup_bench(CLI::App& app, int& exit_code) {
     std::vector<std::optional<CacheEntry>> cached;
     std::vector<const Planned*> missing;
     for (const Planned& p : plan) {
-      cached.push_back(measure.retune ? std::nullopt : lookup(cache, p, device));
+      cached.push_back(measure.retune ? std::nullopt : lookup(cache, p, device, tune_options(opts->common, measure)));
       if (!cached.back()) missing.push_back(&p);
     }
     if (flags.no_tune && !missing.empty()) {
@@ -301,7 +249,10 @@ void setup_bench(CLI::App& app, int& exit_code) {
       CandidateRecord best = compile_best(compiler, p, find_winner(tuner, p, cached[i], measure.top), device);
       if (ready(best)) {
         session.set_problem(p.problem, tolerance_for(*p.family, p.problem, tolerance), flags.seed);
-        CandidateRecord reference = measure_pair(session, best, flags, measure.warmup_ms);
+        InterleavedOptions io{flags.rounds, flags.samples, measure.warmup_ms, flags.plant_delay_percent / 100};
+        Interleaved measured = measure_interleaved(session, {best}, io);
+        best = std::move(measured.kernels.front());
+        CandidateRecord reference = std::move(measured.baseline);
         reference.config_name = best.config_name;
         const double reference_ms = reference.time ? reference.time->median : 0;
         derive_metrics(reference, result.cost, reference_ms);

@@ -98,6 +98,10 @@ void add_measure_flags(CLI::App& app, MeasureFlags& f) {
   app.add_option("--prune", f.prune, "stop timing a candidate once it is this many times slower than the best")
       ->capture_default_str();
   app.add_flag("--allow-spills", f.allow_spills, "run candidates whose registers spill");
+  app.add_option("--finalists", f.finalists,
+                 "candidates within 3% of the best re-measured against the baseline before choosing")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   app.add_option("--rtol", f.rtol, "relative tolerance (default: per dtype, see README)");
   app.add_option("--atol", f.atol, "absolute tolerance (default: per dtype)");
   app.add_option("--norm-tol", f.norm_tol, "bound on ||out-ref||/||ref|| (default: per dtype)");
@@ -118,6 +122,7 @@ TuneOptions tune_options(const CommonFlags& c, const MeasureFlags& m) {
   o.jobs = c.jobs;
   o.show_progress = !c.no_progress;
   o.tolerance = {m.rtol, m.atol, m.norm_tol};
+  o.finalists = m.finalists;
   return o;
 }
 

@@ -53,6 +53,7 @@ struct MeasureFlags {
   int min_samples = 10;
   double prune = 1.15;
   bool allow_spills = false;
+  int finalists = 4;
   std::optional<double> rtol, atol, norm_tol;
 };
 void add_measure_flags(CLI::App& app, MeasureFlags& flags);

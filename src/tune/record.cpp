@@ -62,4 +62,12 @@ std::string DeviceInfo::arch() const {
   return fmt::format("sm_{}{}", cc_major, cc_minor);
 }
 
+void derive_metrics(CandidateRecord& rec, const Cost& cost, double baseline_ms) {
+  if (!rec.time || rec.time->median <= 0) return;
+  const double seconds = rec.time->median * 1e-3;
+  rec.tflops = cost.flops / seconds / 1e12;
+  rec.gbps = cost.min_bytes / seconds / 1e9;
+  if (baseline_ms > 0) rec.ratio_vs_reference = baseline_ms / rec.time->median;
+}
+
 }  // namespace ktune

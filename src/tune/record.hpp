@@ -130,4 +130,8 @@ struct Cost {
   double min_bytes = 0;  // each input read once, each output written once
 };
 
+// TFLOPS, GB/s and the ratio against the baseline (baseline median / this median) from the
+// record's median; nothing for a record without timing.
+void derive_metrics(CandidateRecord& rec, const Cost& cost, double baseline_ms);
+
 }  // namespace ktune

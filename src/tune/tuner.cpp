@@ -7,6 +7,7 @@
 
 #include "compile/nvrtc_compiler.hpp"
 #include "tune/compile_candidates.hpp"
+#include "tune/interleaved.hpp"
 #include "util/progress.hpp"
 #include "util/utc_time.hpp"
 
@@ -17,7 +18,35 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
+// A timed record reduced to what it was before it ran: compiled, ready for another run.
+CandidateRecord untimed(CandidateRecord rec) {
+  rec.disposition = Disposition::not_run;
+  rec.reason.clear();
+  rec.time.reset();
+  rec.samples_ms.clear();
+  rec.rounds.clear();
+  rec.error.reset();
+  rec.pruned = false;
+  return rec;
+}
+
 }  // namespace
+
+std::vector<size_t> pick_finalists(const std::vector<CandidateRecord>& records, int count, double margin) {
+  std::vector<size_t> passed;
+  for (size_t i = 0; i < records.size(); ++i)
+    if (records[i].disposition == Disposition::passed && records[i].time && !records[i].pruned) passed.push_back(i);
+  std::stable_sort(passed.begin(), passed.end(),
+                   [&](size_t a, size_t b) { return records[a].time->median < records[b].time->median; });
+  std::vector<size_t> out;
+  for (size_t i : passed) {
+    if (static_cast<int>(out.size()) >= count) break;
+    if (!out.empty() && records[i].time->median > records[passed.front()].time->median * (1 + margin)) break;
+    out.push_back(i);
+  }
+  return out;
+}
+
 
 Tolerance tolerance_for(const KernelFamily& family, const Problem& problem, const ToleranceOverride& override) {
   Tolerance t = family.default_tolerance(problem.dtype);
@@ -36,25 +65,37 @@ std::vector<const Sweep*> active_sweeps(const std::vector<Sweep>& sweeps, const 
   return active;
 }
 
-CacheKey sweeps_cache_key(const std::vector<const Sweep*>& active, const Problem& problem, const DeviceInfo& device) {
-  std::string names, sources;
+CacheKey sweeps_cache_key(const std::vector<const Sweep*>& active, const Problem& problem, const DeviceInfo& device,
+                          const TuneOptions& options) {
+  // Everything that can change which candidate wins or whether it passes: each config's text,
+  // its kernel and every header the kernel may include (the compile cache hashes them too), the
+  // tolerances it was judged by and the compile flags. Lengths delimit the parts, so no two
+  // different sweeps concatenate to the same text.
+  std::string names, text;
+  auto part = [&text](std::string_view label, std::string_view content) {
+    text += fmt::format("{}:{}:", label, content.size());
+    text += content;
+  };
   for (const Sweep* s : active) {
     names += (names.empty() ? "" : "+") + s->config.name;
-    sources += s->source.text;
+    part("config", s->config.text);
+    part("kernel", s->source.text);
+    std::vector<std::pair<std::string, std::string>> headers = s->source.headers;
+    std::sort(headers.begin(), headers.end());
+    for (const auto& [name, content] : headers) {
+      part("header", name);
+      part("text", content);
+    }
   }
-  return make_cache_key(problem, device, names, sources, NvrtcCompiler::nvrtc_version());
+  const Tolerance t = tolerance_for(find_family(problem.family), problem, options.tolerance);
+  const std::string settings =
+      fmt::format("atol={:g};rtol={:g};norm_tol={:g};allow_spills={:d}", t.atol, t.rtol, t.max_norm_rel,
+                  options.allow_spills);
+  return make_cache_key(problem, device, names, text, NvrtcCompiler::nvrtc_version(), settings);
 }
 
 Tuner::Tuner(Session& session, Compiler& compiler, BestConfigCache& cache, TuneOptions options)
     : session_(session), compiler_(compiler), cache_(cache), options_(std::move(options)) {}
-
-void Tuner::derive_metrics(CandidateRecord& rec, const Cost& cost, double reference_ms) const {
-  if (!rec.time || rec.time->median <= 0) return;
-  const double seconds = rec.time->median * 1e-3;
-  rec.tflops = cost.flops / seconds / 1e12;
-  rec.gbps = cost.min_bytes / seconds / 1e9;
-  if (reference_ms > 0) rec.ratio_vs_reference = reference_ms / rec.time->median;
-}
 
 TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& problem) {
   if (all_sweeps.empty()) throw Error("nothing to tune: no sweep config");
@@ -73,7 +114,7 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
   out.result.cost = family.cost(problem);
 
   const std::vector<const Sweep*> sweeps = active_sweeps(all_sweeps, device);
-  const CacheKey key = sweeps_cache_key(sweeps, problem, device);
+  const CacheKey key = sweeps_cache_key(sweeps, problem, device, options_);
   if (!options_.retune) {
     if (auto hit = cache_.find(key)) {
       out.cached = hit;
@@ -110,11 +151,21 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
   }
   progress.finish();
 
-  // And again after the candidates: clocks and temperature drift over a sweep, so the ratio uses
-  // the faster of the two reference measurements; drift never makes ktune look better.
-  CandidateRecord reference_after = session_.time_baseline(options_.rule, options_.warmup_ms);
-  if (reference_after.time && reference.time && reference_after.time->median < reference.time->median)
-    reference = std::move(reference_after);
+  // The final. The sweep took one pass over hundreds of candidates, and the fastest of hundreds
+  // of noisy medians is flattered by its own noise (a sweep once printed and cached 1.022x for a
+  // winner that `bench` re-measured at 0.979x). So the few candidates within noise of the best
+  // are measured again, in interleaved rounds with the baseline, and the winner, its time and its
+  // ratio come from that re-measurement alone. Finalists' records hold the final's samples (their
+  // `rounds` are set); records[0] is the final's baseline.
+  const std::vector<size_t> finalists = pick_finalists(candidates, options_.finalists, options_.final_margin);
+  if (!finalists.empty()) {
+    std::vector<CandidateRecord> compiled;
+    for (size_t i : finalists) compiled.push_back(untimed(candidates[i]));
+    Interleaved final = measure_interleaved(
+        session_, compiled, {options_.final_rounds, options_.final_samples, options_.warmup_ms, 0});
+    for (size_t j = 0; j < finalists.size(); ++j) candidates[finalists[j]] = std::move(final.kernels[j]);
+    if (final.baseline.time) reference = std::move(final.baseline);
+  }
   out.run_seconds = seconds_since(t1);
 
   reference.config_name = key.config_name;
@@ -125,7 +176,7 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
   for (CandidateRecord& rec : candidates) out.result.records.push_back(std::move(rec));
   for (size_t i = 1; i < out.result.records.size(); ++i) {
     const CandidateRecord& rec = out.result.records[i];
-    if (rec.disposition != Disposition::passed || !rec.time) continue;
+    if (rec.disposition != Disposition::passed || !rec.time || rec.rounds.empty()) continue;
     if (!out.best || rec.time->median < out.result.records[*out.best].time->median) out.best = i;
   }
 

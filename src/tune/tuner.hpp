@@ -29,6 +29,13 @@ struct TuneOptions {
   ToleranceOverride tolerance;    // on top of the family's per-dtype default
   uint64_t seed = 20261121;
   bool show_progress = true;
+  // The final (tuner.cpp): up to `finalists` candidates within `final_margin` of the best sweep
+  // median are re-measured with the baseline in `final_rounds` interleaved rounds,
+  // `final_samples` samples each; the winner and its ratio come from there.
+  int finalists = 4;
+  double final_margin = 0.03;
+  int final_rounds = 5;
+  int final_samples = 50;
 };
 
 struct TuneResult {
@@ -49,7 +56,8 @@ struct Sweep {
 // The sweeps a device runs (those it is not too old for) and the cache key of tuning them together
 // for `problem`. ConfigError when the device runs none of them.
 std::vector<const Sweep*> active_sweeps(const std::vector<Sweep>& sweeps, const DeviceInfo& device);
-CacheKey sweeps_cache_key(const std::vector<const Sweep*>& active, const Problem& problem, const DeviceInfo& device);
+CacheKey sweeps_cache_key(const std::vector<const Sweep*>& active, const Problem& problem, const DeviceInfo& device,
+                          const TuneOptions& options);
 
 class Tuner {
  public:
@@ -60,13 +68,15 @@ class Tuner {
   }
 
  private:
-  void derive_metrics(CandidateRecord& rec, const Cost& cost, double reference_ms) const;
-
   Session& session_;
   Compiler& compiler_;
   BestConfigCache& cache_;
   TuneOptions options_;
 };
+
+// Indices of the passed, unpruned records whose median is within `margin` of the best, fastest
+// first, at most `count`.
+std::vector<size_t> pick_finalists(const std::vector<CandidateRecord>& records, int count, double margin);
 
 Tolerance tolerance_for(const KernelFamily& family, const Problem& problem, const ToleranceOverride& override);
 
