@@ -5,6 +5,9 @@
 // tests/fakes/fake_nvml.cpp, a stand-in library that answers like a GPU would.
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+#include <stdlib.h>
+
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -12,11 +15,176 @@
 #include <vector>
 
 #include "cuda/gpu_telemetry.hpp"
+#include "cuda/nvml.hpp"
 #include "store/telemetry_json.hpp"
 #include "util/error.hpp"
 
 namespace ktune {
 namespace {
+
+// gmock's HasSubstr without gmock (the GPU machine builds only gtest).
+#define EXPECT_CONTAINS(text, part) \
+  EXPECT_NE(std::string(text).find(part), std::string::npos) << "\"" << (text) << "\" lacks \"" << (part) << "\""
+
+// Sets (or, with nullopt, unsets) an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value)
+      setenv(name, value->c_str(), 1);
+    else
+      unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+bool loadable(const char* library) { return dlopen(library, RTLD_LAZY | RTLD_LOCAL) != nullptr; }
+
+// The message of the ktune::Error `f` throws; fails the test when it throws nothing or another type.
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "threw a non-ktune exception: " << e.what();
+    return {};
+  }
+  ADD_FAILURE() << "did not throw";
+  return {};
+}
+
+// ---- NVML loading ----
+
+TEST(NvmlLoading, DefaultLibraryMissingIsAMessageNamingIt) {
+  ScopedEnv env("KTUNE_NVML_LIBRARY", std::nullopt);
+  EXPECT_EQ(cuda::nvml_library_name(), "libnvidia-ml.so.1");
+  std::string why = "stale";
+  bool available = cuda::nvml_available(&why);
+  if (loadable("libnvidia-ml.so.1")) {
+    // A driver is installed: whatever the answer, it must be consistent.
+    EXPECT_EQ(available, why.empty()) << why;
+    return;
+  }
+  EXPECT_FALSE(available);
+  EXPECT_CONTAINS(why, "NVML is not available: ");
+  EXPECT_CONTAINS(why, "libnvidia-ml.so.1");
+  EXPECT_CONTAINS(why, "NVIDIA driver");
+  EXPECT_EQ(error_of([] { cuda::NvmlSampler::for_index(0); }), why);
+  EXPECT_EQ(error_of([] { cuda::NvmlSampler::for_pci_bus_id("00000000:19:00.0"); }), why);
+}
+
+TEST(NvmlLoading, OverrideToAMissingFileIsAMessageNamingIt) {
+  ScopedEnv env("KTUNE_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1");
+  std::string why;
+  EXPECT_FALSE(cuda::nvml_available(&why));
+  EXPECT_CONTAINS(why, "NVML is not available: /nonexistent/libnvidia-ml.so.1");
+  EXPECT_CONTAINS(why, "KTUNE_NVML_LIBRARY");
+  EXPECT_EQ(error_of([] { cuda::NvmlSampler::for_index(0); }), why);
+}
+
+TEST(NvmlLoading, ALibraryWithoutNvmlIsAMessage) {
+  ScopedEnv env("KTUNE_NVML_LIBRARY", "libm.so.6");
+  std::string why;
+  EXPECT_FALSE(cuda::nvml_available(&why));
+  EXPECT_CONTAINS(why, "libm.so.6 has no nvmlInit_v2");
+}
+
+// ---- NvmlSampler against the fake library ----
+
+#ifdef KTUNE_FAKE_NVML
+class FakeNvml : public ::testing::Test {
+ protected:
+  // The same path dlopen'd again gives the handle the sampler uses, so its refcount is NVML's.
+  static int refcount() {
+    void* h = dlopen(KTUNE_FAKE_NVML, RTLD_NOW | RTLD_LOCAL);
+    auto fn = h ? reinterpret_cast<int (*)()>(dlsym(h, "fake_nvml_refcount")) : nullptr;
+    if (!fn) ADD_FAILURE() << "cannot load " << KTUNE_FAKE_NVML << ": " << dlerror();
+    return fn ? fn() : -1;
+  }
+  ScopedEnv env_{"KTUNE_NVML_LIBRARY", KTUNE_FAKE_NVML};
+};
+
+TEST_F(FakeNvml, SamplesWhatTheGpuReportsAndLeavesTheRestEmpty) {
+  std::string why = "stale";
+  ASSERT_TRUE(cuda::nvml_available(&why)) << why;
+  EXPECT_EQ(why, "");
+  auto sampler = cuda::NvmlSampler::for_pci_bus_id("00000000:19:00.0");
+  EXPECT_EQ(sampler.what(), "GPU 00000000:19:00.0");
+  auto t = sampler.sample(&why);
+  ASSERT_TRUE(t) << why;
+  EXPECT_EQ(why, "");
+  EXPECT_EQ(t->sm_clock_mhz, 1980);
+  EXPECT_EQ(t->mem_clock_mhz, 2619);
+  EXPECT_EQ(t->power_w, 351.25);  // milliwatts to watts
+  EXPECT_EQ(t->power_limit_w, std::nullopt) << "not supported must read as unknown, not 0";
+  // Only the versioned query exists in the fake, and it checks the struct version word.
+  EXPECT_EQ(t->temperature_c, 47);
+  // Only the pre-12.2 name exists in the fake: the sampler must fall back to it.
+  EXPECT_EQ(t->clock_event_reasons, cuda::clock_event::sw_power_cap | cuda::clock_event::hw_thermal_slowdown);
+}
+
+TEST_F(FakeNvml, EveryInitIsMatchedByOneShutdownThroughMoves) {
+  ASSERT_EQ(refcount(), 0);
+  {
+    auto a = cuda::NvmlSampler::for_index(0);
+    EXPECT_EQ(refcount(), 1);
+    cuda::NvmlSampler b = std::move(a);
+    EXPECT_EQ(refcount(), 1);
+    auto c = cuda::NvmlSampler::for_pci_bus_id("00000000:19:00.0");
+    EXPECT_EQ(refcount(), 2);
+    c = std::move(b);  // c's old session goes to b, which ends it with the scope
+    EXPECT_EQ(refcount(), 2);
+    EXPECT_TRUE(c.sample());
+    std::string why;
+    EXPECT_FALSE(a.sample(&why));
+    EXPECT_CONTAINS(why, "moved-from");
+  }
+  EXPECT_EQ(refcount(), 0);
+  EXPECT_TRUE(cuda::nvml_available());
+  EXPECT_EQ(refcount(), 0) << "nvml_available must shut down what it initialized";
+}
+
+TEST_F(FakeNvml, AnUnknownGpuIsAMessageAndLeavesNvmlShutDown) {
+  std::string msg = error_of([] { cuda::NvmlSampler::for_pci_bus_id("00000000:AA:00.0"); });
+  EXPECT_CONTAINS(msg, "NVML has no GPU with PCI bus id \"00000000:AA:00.0\"");
+  EXPECT_CONTAINS(msg, "Not Found");
+  EXPECT_CONTAINS(error_of([] { cuda::NvmlSampler::for_index(3); }), "no GPU with index 3");
+  EXPECT_EQ(refcount(), 0);
+}
+
+TEST_F(FakeNvml, ADriverThatDoesNotAnswerIsAMessage) {
+  ScopedEnv fail("FAKE_NVML_INIT_FAILS", "1");
+  std::string why;
+  EXPECT_FALSE(cuda::nvml_available(&why));
+  EXPECT_CONTAINS(why, "NVML is not available: nvmlInit_v2 failed: Driver Not Loaded");
+  EXPECT_EQ(error_of([] { cuda::NvmlSampler::for_index(0); }), why);
+}
+
+TEST_F(FakeNvml, ALostGpuGivesNoSampleAndSaysWhy) {
+  auto sampler = cuda::NvmlSampler::for_index(0);
+  ScopedEnv lost("FAKE_NVML_GPU_LOST", "1");
+  std::string why;
+  EXPECT_EQ(sampler.sample(&why), std::nullopt);
+  EXPECT_CONTAINS(why, "nvmlDeviceGetClockInfo(SM): GPU is lost");
+  EXPECT_CONTAINS(why, "nvmlDeviceGetCurrentClocksEventReasons: GPU is lost");
+}
+#else
+TEST(FakeNvml, NotBuilt) { GTEST_FAIL() << "build with -DKTUNE_FAKE_NVML=<path of the fake library>"; }
+#endif
 
 // ---- clocks-event reasons ----
 
