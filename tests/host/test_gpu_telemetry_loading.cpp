@@ -11,9 +11,11 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "bench/kernel_samples.hpp"
 #include "cuda/gpu_telemetry.hpp"
 #include "cuda/nvml.hpp"
 #include "store/telemetry_json.hpp"
@@ -263,6 +265,106 @@ TEST(GpuTelemetryJson, WrongShapesThrow) {
   EXPECT_THROW(nlohmann::json::array().get<cuda::GpuTelemetry>(), Error);
   EXPECT_THROW(nlohmann::json::parse(R"({"sm_clock_mhz": "fast"})").get<cuda::GpuTelemetry>(),
                nlohmann::json::exception);
+}
+
+// ---- splitting activity records into samples ----
+
+constexpr uint64_t kFlushBytes = 100 << 20;
+
+ActivitySpan kernel(uint64_t start, uint64_t end, const char* name = "gemm") {
+  ActivitySpan s;
+  s.kind = ActivitySpan::Kind::kernel;
+  s.start_ns = start;
+  s.end_ns = end;
+  s.name = name;
+  return s;
+}
+
+ActivitySpan memset(uint64_t start, uint64_t end, uint64_t bytes = kFlushBytes) {
+  ActivitySpan s;
+  s.kind = ActivitySpan::Kind::memset;
+  s.start_ns = start;
+  s.end_ns = end;
+  s.bytes = bytes;
+  return s;
+}
+
+TEST(KernelSamples, OneKernelPerSample) {
+  auto samples = split_into_samples(
+      {memset(0, 50), kernel(60, 160), memset(200, 250), kernel(260, 390)}, kFlushBytes);
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].busy_ns, 100u);
+  EXPECT_EQ(samples[1].busy_ns, 130u);
+  EXPECT_EQ(samples[1].kernels, 1);
+  EXPECT_DOUBLE_EQ(samples[1].busy_ms(), 130e-6);
+}
+
+TEST(KernelSamples, KernelsOfOneSampleAddUp) {
+  // cuBLAS split-K: the GEMM and its reduction are one sample; the gap between them is not counted.
+  auto samples = split_into_samples({memset(0, 50), kernel(60, 160, "gemm_splitk"),
+                                     kernel(170, 190, "splitKreduce"), memset(300, 350), kernel(360, 460)},
+                                    kFlushBytes);
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].busy_ns, 120u);
+  EXPECT_EQ(samples[0].kernels, 2);
+  EXPECT_EQ(samples[1].busy_ns, 100u);
+}
+
+TEST(KernelSamples, WorkBeforeTheFirstMarkerBelongsToNoSample) {
+  auto samples = split_into_samples({kernel(0, 1000, "reference"), memset(2000, 2050), kernel(2060, 2160)},
+                                    kFlushBytes);
+  ASSERT_EQ(samples.size(), 1u);
+  EXPECT_EQ(samples[0].busy_ns, 100u);
+  EXPECT_EQ(samples[0].kernels, 1);
+}
+
+TEST(KernelSamples, OrderOfDeliveryDoesNotMatter) {
+  std::vector<ActivitySpan> spans;
+  for (uint64_t i = 0; i < 20; ++i) {
+    uint64_t t0 = i * 1000;
+    spans.push_back(memset(t0, t0 + 50));
+    spans.push_back(kernel(t0 + 100, t0 + 200 + i));
+    if (i % 3 == 0) spans.push_back(kernel(t0 + 300, t0 + 310));
+  }
+  auto in_order = split_into_samples(spans, kFlushBytes);
+  // CUPTI hands over buffers in no promised order, and records of two kinds come in separate runs.
+  std::mt19937 rng(7);
+  std::shuffle(spans.begin(), spans.end(), rng);
+  auto shuffled = split_into_samples(spans, kFlushBytes);
+  ASSERT_EQ(shuffled.size(), 20u);
+  for (size_t i = 0; i < shuffled.size(); ++i) {
+    EXPECT_EQ(shuffled[i].busy_ns, in_order[i].busy_ns) << i;
+    EXPECT_EQ(shuffled[i].busy_ns, 100 + i + (i % 3 == 0 ? 10 : 0)) << i;
+    EXPECT_EQ(shuffled[i].kernels, i % 3 == 0 ? 2 : 1) << i;
+  }
+}
+
+TEST(KernelSamples, AMemsetInsideTheWorkIsWorkNotABoundary) {
+  // The work zeroes its output (2 MiB) before accumulating into it: same sample, counted as work.
+  auto samples = split_into_samples(
+      {memset(0, 50), memset(60, 70, 2 << 20), kernel(80, 180), memset(300, 350), kernel(360, 460)},
+      kFlushBytes);
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].busy_ns, 110u);
+  EXPECT_EQ(samples[0].kernels, 1);
+  EXPECT_EQ(samples[0].memsets, 1);
+  // Without a marker size every memset is a boundary: the same records make three samples.
+  EXPECT_EQ(split_into_samples({memset(0, 50), memset(60, 70, 2 << 20), kernel(80, 180)}, 0).size(), 2u);
+}
+
+TEST(KernelSamples, ASampleWithoutKernelsKeepsItsPlace) {
+  auto samples = split_into_samples({memset(0, 50), memset(100, 150), kernel(160, 200)}, kFlushBytes);
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].kernels, 0);
+  EXPECT_EQ(samples[0].busy_ns, 0u);
+  EXPECT_EQ(samples[1].kernels, 1);
+}
+
+TEST(KernelSamples, AMarkerStartingWithAKernelOpensTheSample) {
+  // Equal timestamps (different engines, coarse clocks): the marker still opens its sample.
+  auto samples = split_into_samples({kernel(100, 140), memset(100, 120)}, kFlushBytes);
+  ASSERT_EQ(samples.size(), 1u);
+  EXPECT_EQ(samples[0].kernels, 1);
 }
 
 }  // namespace
