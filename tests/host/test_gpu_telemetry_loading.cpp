@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bench/kernel_samples.hpp"
+#include "cuda/cupti_timer.hpp"
 #include "cuda/gpu_telemetry.hpp"
 #include "cuda/nvml.hpp"
 #include "store/telemetry_json.hpp"
@@ -365,6 +366,49 @@ TEST(KernelSamples, AMarkerStartingWithAKernelOpensTheSample) {
   auto samples = split_into_samples({kernel(100, 140), memset(100, 120)}, kFlushBytes);
   ASSERT_EQ(samples.size(), 1u);
   EXPECT_EQ(samples[0].kernels, 1);
+}
+
+// ---- CUPTI loading ----
+
+TEST(CuptiLoading, OverrideToAMissingFileIsAMessageNamingIt) {
+  ScopedEnv env("KTUNE_CUPTI_LIBRARY", "/nonexistent/libcupti.so.13");
+  EXPECT_EQ(cuda::cupti_library_candidates(), std::vector<std::string>{"/nonexistent/libcupti.so.13"})
+      << "a named library must not be silently replaced by another";
+  std::string why;
+  EXPECT_FALSE(cuda::cupti_available(&why));
+  EXPECT_CONTAINS(why, "CUPTI is not available: /nonexistent/libcupti.so.13");
+  EXPECT_CONTAINS(why, "KTUNE_CUPTI_LIBRARY");
+  EXPECT_EQ(error_of([] { cuda::CuptiKernelTimer timer; }), why);
+}
+
+TEST(CuptiLoading, ALibraryWithoutCuptiIsAMessage) {
+  ScopedEnv env("KTUNE_CUPTI_LIBRARY", "libm.so.6");
+  std::string why;
+  EXPECT_FALSE(cuda::cupti_available(&why));
+  EXPECT_CONTAINS(why, "libm.so.6 has no cuptiGetVersion");
+}
+
+TEST(CuptiLoading, WithoutADriverEnablingIsAMessageNotACrash) {
+  ScopedEnv env("KTUNE_CUPTI_LIBRARY", std::nullopt);
+  auto candidates = cuda::cupti_library_candidates();
+  ASSERT_FALSE(candidates.empty());
+  EXPECT_EQ(candidates[0], "libcupti.so.13");
+  if (loadable("libcuda.so.1")) GTEST_SKIP() << "a driver is installed; this pins down the no-driver case";
+  std::string why;
+  EXPECT_FALSE(cuda::cupti_available(&why));
+  bool found = std::any_of(candidates.begin(), candidates.end(), [](const auto& c) { return loadable(c.c_str()); });
+  if (!found) {
+    EXPECT_CONTAINS(why, "no libcupti could be loaded");
+    return;
+  }
+  // What CUPTI 13.0 does with no libcuda.so.1: it loads, registers the buffer callbacks, then
+  // refuses to enable activity kinds with CUPTI_ERROR_UNKNOWN. ktune adds why.
+  EXPECT_CONTAINS(why, "CUPTI could not enable kernel activity records: "
+                             "cuptiActivityEnable(CONCURRENT_KERNEL) failed: CUPTI_ERROR_UNKNOWN");
+  EXPECT_CONTAINS(why, "no NVIDIA driver: libcuda.so.1");
+  // A failed construction leaves nothing behind: a second attempt fails the same way, not "in use".
+  EXPECT_EQ(error_of([] { cuda::CuptiKernelTimer timer; }), why);
+  EXPECT_EQ(error_of([] { cuda::CuptiKernelTimer timer; }), why);
 }
 
 }  // namespace
