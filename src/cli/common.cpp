@@ -171,8 +171,14 @@ void print_tune_result(const TuneResult& r, int top) {
     counts[to_string(records[i].disposition)]++;
     if (records[i].disposition == Disposition::passed && records[i].time) passed.push_back(i);
   }
-  std::sort(passed.begin(), passed.end(),
-            [&](size_t a, size_t b) { return records[a].time->median < records[b].time->median; });
+  // The final's records first (the winner is the fastest of them), then the sweep-only ones.
+  std::sort(passed.begin(), passed.end(), [&](size_t a, size_t b) {
+    const bool fa = !records[a].rounds.empty(), fb = !records[b].rounds.empty();
+    if (fa != fb) return fa;
+    return records[a].time->median < records[b].time->median;
+  });
+  bool any_final = false;
+  for (size_t i : passed) any_final |= !records[i].rounds.empty();
 
   // Labels are shown whole: two candidates of one family often differ only in the last parameter.
   std::set<std::string> configs;
@@ -195,7 +201,12 @@ void print_tune_result(const TuneResult& r, int top) {
     fmt::print("{:>4}  {:<{}} {:>10.4f} {:>8.1f} {:>9.2e} {:>9.2e} {:>8.3f}x{}\n",
                rec->source == "cublas" ? std::string("ref") : std::to_string(++rank), label, width,
                rec->time ? rec->time->median : 0.0, rec->tflops, rec->error ? rec->error->max_abs : 0.0,
-               rec->error ? rec->error->norm_rel : 0.0, rec->ratio_vs_reference, rec->pruned ? " (pruned)" : "");
+               rec->error ? rec->error->norm_rel : 0.0, rec->ratio_vs_reference,
+               rec->pruned ? " (pruned)" : !rec->rounds.empty() && rec->source != "cublas" ? " final" : "");
+  if (any_final)
+    fmt::print("final: re-measured with cuBLAS in {} interleaved rounds (cuBLAS's row is this measurement); the "
+               "others took one sweep pass, their ratios against cuBLAS in that pass\n",
+               records[passed.front()].rounds.size());
 
   std::string summary;
   for (const auto& [name, n] : counts) summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, name);

@@ -158,6 +158,8 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
   // ratio come from that re-measurement alone. Finalists' records hold the final's samples (their
   // `rounds` are set); records[0] is the final's baseline.
   const std::vector<size_t> finalists = pick_finalists(candidates, options_.finalists, options_.final_margin);
+  // Records that only took the sweep's pass are compared with the baseline measured the same way.
+  const double sweep_reference_ms = reference.time ? reference.time->median : 0;
   if (!finalists.empty()) {
     std::vector<CandidateRecord> compiled;
     for (size_t i : finalists) compiled.push_back(untimed(candidates[i]));
@@ -172,7 +174,8 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
   const double reference_ms = reference.time ? reference.time->median : 0;
   derive_metrics(reference, out.result.cost, reference_ms);
   out.result.records.push_back(std::move(reference));
-  for (CandidateRecord& rec : candidates) derive_metrics(rec, out.result.cost, reference_ms);
+  for (CandidateRecord& rec : candidates)
+    derive_metrics(rec, out.result.cost, rec.rounds.empty() ? sweep_reference_ms : reference_ms);
   for (CandidateRecord& rec : candidates) out.result.records.push_back(std::move(rec));
   for (size_t i = 1; i < out.result.records.size(); ++i) {
     const CandidateRecord& rec = out.result.records[i];
