@@ -91,6 +91,8 @@ struct Comparison {  // one matched record
   size_t n_base = 0, n_new = 0;
   double base_median_ms = 0, new_median_ms = 0;
   SampleVerdict result;
+
+  std::string kernel() const;  // "ktune BLOCK_M=128 -> BLOCK_M=64"
 };
 
 struct CompareReport {
