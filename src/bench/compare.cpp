@@ -44,6 +44,15 @@ double median_of(std::vector<double> v) {
   return percentile_sorted(v, 50);
 }
 
+// The rank test's p when every unit of one side lies above every unit of the other: no data on
+// n1 and n2 units can be more significant.
+double smallest_p(size_t n1, size_t n2) {
+  std::vector<double> low, high;
+  for (size_t i = 0; i < n1; ++i) low.push_back(static_cast<double>(i));
+  for (size_t i = 0; i < n2; ++i) high.push_back(static_cast<double>(n1 + i));
+  return mann_whitney_u(low, high).p_value;
+}
+
 struct Located {
   size_t problem = 0;
   const CandidateRecord* rec = nullptr;
@@ -156,28 +165,51 @@ ChangeEstimate relative_change(const std::vector<double>& base, const std::vecto
 std::vector<double> block_medians(const std::vector<double>& samples, size_t blocks) {
   if (blocks == 0 || samples.size() <= blocks) return samples;
   std::vector<double> medians;
-  for (size_t b = 0; b < blocks; ++b) {
-    std::vector<double> block(samples.begin() + static_cast<std::ptrdiff_t>(b * samples.size() / blocks),
-                              samples.begin() + static_cast<std::ptrdiff_t>((b + 1) * samples.size() / blocks));
-    std::sort(block.begin(), block.end());
-    const size_t n = block.size();
-    medians.push_back(n % 2 ? block[n / 2] : (block[n / 2 - 1] + block[n / 2]) / 2);
+  for (size_t b = 0; b < blocks; ++b)
+    medians.push_back(median_of({samples.begin() + static_cast<std::ptrdiff_t>(b * samples.size() / blocks),
+                                 samples.begin() + static_cast<std::ptrdiff_t>((b + 1) * samples.size() / blocks)}));
+  return medians;
+}
+
+std::vector<double> round_medians(const std::vector<double>& samples, const std::vector<int>& rounds) {
+  std::vector<double> medians;
+  size_t begin = 0;
+  for (int n : rounds) {
+    if (n <= 0 || begin + static_cast<size_t>(n) > samples.size()) break;
+    const auto first = samples.begin() + static_cast<std::ptrdiff_t>(begin);
+    medians.push_back(median_of({first, first + n}));
+    begin += static_cast<size_t>(n);
+  }
+  if (medians.size() != rounds.size() || begin != samples.size()) {
+    size_t total = 0;
+    for (int n : rounds) total += static_cast<size_t>(std::max(n, 0));
+    throw Error(fmt::format("rounds of {} samples in all do not split its {} samples", total, samples.size()));
   }
   return medians;
 }
 
-SampleVerdict judge(const std::vector<double>& base, const std::vector<double>& next, const CompareOptions& o) {
+std::vector<double> round_ratios(const CandidateRecord& kernel, const CandidateRecord& baseline) {
+  if (kernel.rounds.size() != baseline.rounds.size())
+    throw Error(fmt::format("{} rounds of the kernel against {} of its baseline", kernel.rounds.size(),
+                            baseline.rounds.size()));
+  const std::vector<double> k = round_medians(kernel.samples_ms, kernel.rounds);
+  const std::vector<double> b = round_medians(baseline.samples_ms, baseline.rounds);
+  std::vector<double> ratios;
+  for (size_t r = 0; r < k.size(); ++r) ratios.push_back(k[r] / b[r]);
+  return ratios;
+}
+
+SampleVerdict judge_units(const std::vector<double>& base_units, const std::vector<double>& next_units,
+                          size_t base_samples, size_t next_samples, const CompareOptions& o) {
   SampleVerdict v;
-  const std::vector<double> base_units = block_medians(base, o.blocks);
-  const std::vector<double> next_units = block_medians(next, o.blocks);
   v.test = mann_whitney_u(base_units, next_units);
   v.change = relative_change(base_units, next_units, 1 - o.alpha);
   const double t = o.threshold;
   const std::string beyond = fmt::format("{:g}%", 100 * t);
   const std::string band = "±" + beyond;
-  if (base.size() < o.min_samples || next.size() < o.min_samples) {
+  if (base_samples < o.min_samples || next_samples < o.min_samples) {
     v.verdict = Verdict::ambiguous;
-    v.why = fmt::format("too few samples ({} / {}; {} needed)", base.size(), next.size(), o.min_samples);
+    v.why = fmt::format("too few samples ({} / {}; {} needed)", base_samples, next_samples, o.min_samples);
     return v;
   }
   const bool significant = v.test.p_value < o.alpha;
@@ -192,10 +224,18 @@ SampleVerdict judge(const std::vector<double>& base, const std::vector<double>& 
     v.why = "faster by more than " + beyond;
   } else {
     v.verdict = Verdict::ambiguous;
-    v.why = significant ? "changed, but the interval straddles " + band
-                        : "no significant change, but too noisy to rule out one beyond " + band;
+    if (!significant && smallest_p(base_units.size(), next_units.size()) >= o.alpha)
+      v.why = fmt::format("too few rounds or blocks ({} / {}): p cannot go below {:g}", base_units.size(),
+                          next_units.size(), o.alpha);
+    else
+      v.why = significant ? "changed, but the interval straddles " + band
+                          : "no significant change, but too noisy to rule out one beyond " + band;
   }
   return v;
+}
+
+SampleVerdict judge(const std::vector<double>& base, const std::vector<double>& next, const CompareOptions& o) {
+  return judge_units(block_medians(base, o.blocks), block_medians(next, o.blocks), base.size(), next.size(), o);
 }
 
 size_t CompareReport::count(Verdict v) const {

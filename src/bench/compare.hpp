@@ -80,7 +80,22 @@ struct SampleVerdict {
 // are fewer samples than blocks).
 std::vector<double> block_medians(const std::vector<double>& samples, size_t blocks);
 
-// The statistics and the verdict for two sets of samples of one kernel.
+// The median of each round: `rounds[r]` samples after those of the rounds before. Throws
+// ktune::Error when a round is empty or the rounds do not add up to the samples (a broken file).
+std::vector<double> round_medians(const std::vector<double>& samples, const std::vector<int>& rounds);
+
+// Per round r: the median of `kernel`'s samples of round r over the median of `baseline`'s (its
+// time relative to the baseline's, measured back to back). Throws ktune::Error when the two have
+// different numbers of rounds or either's rounds are broken (round_medians).
+std::vector<double> round_ratios(const CandidateRecord& kernel, const CandidateRecord& baseline);
+
+// The statistics and the verdict for two sets of replication units (per-round ratios, round or
+// block medians) behind `base_samples` and `next_samples` raw samples (min_samples applies to
+// those).
+SampleVerdict judge_units(const std::vector<double>& base_units, const std::vector<double>& next_units,
+                          size_t base_samples, size_t next_samples, const CompareOptions& options);
+
+// judge_units on the medians of options.blocks equal blocks of two sets of raw times.
 SampleVerdict judge(const std::vector<double>& base, const std::vector<double>& next, const CompareOptions& options);
 
 struct Comparison {  // one matched record

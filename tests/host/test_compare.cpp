@@ -156,6 +156,94 @@ TEST(Judge, ThresholdDecides) {
   EXPECT_EQ(judge(base, slower, o).verdict, Verdict::same);
 }
 
+// ---- replication units: rounds and their ratios
+
+TEST(RoundUnits, MediansFollowTheRounds) {
+  // Rounds of 3, 2 and 1 samples; equal blocks would mix the rounds.
+  const std::vector<double> samples = {1, 2, 30, 10, 20, 5};
+  EXPECT_EQ(round_medians(samples, {3, 2, 1}), (std::vector<double>{2, 15, 5}));
+  EXPECT_THROW(round_medians(samples, {3, 2}), Error);        // a sample left over
+  EXPECT_THROW(round_medians(samples, {3, 2, 2}), Error);     // more rounds than samples
+  EXPECT_THROW(round_medians(samples, {3, 0, 2, 1}), Error);  // an empty round
+}
+
+TEST(RoundUnits, RatiosPairEachRoundWithTheBaselinesSameRound) {
+  CandidateRecord kernel, baseline;
+  kernel.samples_ms = {2, 2.2, 2, 9, 9, 9.2};  // round 2 ran on slow clocks...
+  kernel.rounds = {3, 3};
+  baseline.samples_ms = {1, 1.1, 0.9, 1, 4.5, 4.4, 4.6, 4.5};  // ...and so did the baseline's
+  baseline.rounds = {4, 4};
+  const std::vector<double> ratios = round_ratios(kernel, baseline);
+  ASSERT_EQ(ratios.size(), 2u);
+  EXPECT_DOUBLE_EQ(ratios[0], 2.0 / 1.0);
+  EXPECT_DOUBLE_EQ(ratios[1], 9.0 / 4.5);
+  baseline.rounds = {2, 2, 4};
+  EXPECT_THROW(round_ratios(kernel, baseline), Error);  // 2 rounds against 3
+}
+
+// ---- how many rounds a verdict needs
+
+TEST(MinimumRounds, TheRankTestsFloorRulesOutThreeRounds) {
+  // Every NEW unit above every BASE unit: the most significant data n units a side can give.
+  auto separated = [](size_t n) {
+    std::vector<double> base, next;
+    for (size_t i = 0; i < n; ++i) {
+      base.push_back(1 + 0.001 * static_cast<double>(i));
+      next.push_back(1.1 + 0.001 * static_cast<double>(i));
+    }
+    return std::pair{base, next};
+  };
+  const auto [b3, n3] = separated(3);
+  const auto [b4, n4] = separated(4);
+  const auto [b5, n5] = separated(5);
+  EXPECT_NEAR(mann_whitney_u(b3, n3).p_value, 0.0808556, 1e-6);  // never below 0.05
+  EXPECT_NEAR(mann_whitney_u(b4, n4).p_value, 0.0303828, 1e-6);
+  EXPECT_NEAR(mann_whitney_u(b5, n5).p_value, 0.0121858, 1e-6);
+  EXPECT_TRUE(std::isinf(relative_change(b3, n3, 0.95).lo));
+  for (const auto& [b, n] : {std::pair{b4, n4}, std::pair{b5, n5}}) {
+    const ChangeEstimate c = relative_change(b, n, 0.95);
+    EXPECT_TRUE(std::isfinite(c.lo) && std::isfinite(c.hi));
+    EXPECT_GT(c.lo, 0.03);
+  }
+  const CompareOptions o;
+  const SampleVerdict three = judge_units(b3, n3, 100, 100, o);
+  EXPECT_EQ(three.verdict, Verdict::ambiguous);
+  EXPECT_NE(three.why.find("too few rounds or blocks (3 / 3)"), std::string::npos) << three.why;
+  EXPECT_EQ(judge_units(b5, n5, 100, 100, o).verdict, Verdict::slower);
+}
+
+// How often a 5% change of the ratio is flagged when each round's ratio scatters by `sd`
+// (relative): the numbers compare.hpp and the README give.
+double flagged_share(size_t rounds, double sd, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> scatter(0, sd);
+  const CompareOptions o;
+  const int trials = 400;
+  int flagged = 0;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<double> base, next;
+    for (size_t r = 0; r < rounds; ++r) {
+      base.push_back(1 + scatter(rng));
+      next.push_back(1.05 * (1 + scatter(rng)));
+    }
+    flagged += judge_units(base, next, 100, 100, o).verdict == Verdict::slower;
+  }
+  return static_cast<double>(flagged) / trials;
+}
+
+TEST(MinimumRounds, AFivePercentChangeNeedsRoundsOrQuietRatios) {
+  EXPECT_EQ(flagged_share(3, 0.005, 1), 0);    // never, however quiet
+  EXPECT_GT(flagged_share(5, 0.005, 2), 0.95);  // 5 rounds: only when the ratio scatters ~0.5%
+  const double five = flagged_share(5, 0.01, 3), ten = flagged_share(10, 0.01, 4);
+  EXPECT_GT(five, 0.5);  // ~63%
+  EXPECT_LT(five, 0.8);
+  EXPECT_GT(ten, 0.95);  // ~98%
+  const double ten_noisy = flagged_share(10, 0.015, 5), twenty_noisy = flagged_share(20, 0.015, 6);
+  EXPECT_GT(ten_noisy, 0.6);  // ~71%
+  EXPECT_LT(ten_noisy, 0.85);
+  EXPECT_GT(twenty_noisy, 0.9);  // ~97%
+}
+
 // ---- on the committed H100 file
 
 struct H100 {
