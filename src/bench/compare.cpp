@@ -58,6 +58,82 @@ struct Located {
   const CandidateRecord* rec = nullptr;
 };
 
+std::string group_of(const Problem& p, const CandidateRecord& rec) { return p.describe() + '\x1f' + rec.source; }
+
+const CandidateRecord* baseline_of(const ProblemResult& p) {
+  for (const CandidateRecord& rec : p.records)
+    if (rec.source == kBaselineSource) return &rec;
+  return nullptr;
+}
+
+// Why `rec` cannot be judged by its per-round ratio to its problem's baseline in one file
+// (`side`: "BASE" or "NEW"); empty when it can.
+std::string why_no_ratio(const ProblemResult& p, const CandidateRecord& rec, const char* side) {
+  const CandidateRecord* baseline = baseline_of(p);
+  if (!baseline) return fmt::format("{} has no {} baseline for the problem", side, kBaselineName);
+  if (baseline->disposition != Disposition::passed || baseline->samples_ms.empty())
+    return fmt::format("{}'s {} baseline did not pass", side, kBaselineName);
+  if (rec.rounds.empty() || baseline->rounds.empty()) return fmt::format("{} has no round structure", side);
+  if (rec.rounds.size() != baseline->rounds.size())
+    return fmt::format("{}'s kernel and baseline took different numbers of rounds", side);
+  return "";
+}
+
+// A record's absolute-time units: its round medians, else the medians of `blocks` equal blocks.
+std::vector<double> time_units(const CandidateRecord& rec, size_t blocks) {
+  return rec.rounds.empty() ? block_medians(rec.samples_ms, blocks) : round_medians(rec.samples_ms, rec.rounds);
+}
+
+// Fills c's NEW side and verdict from two passed records. A subject is judged on per-round ratios
+// when both files allow it, else on absolute times and `why_time[reason]` counts it.
+void judge_row(Comparison& c, const ProblemResult& base_problem, const CandidateRecord& old,
+               const ProblemResult& new_problem, const CandidateRecord& now, const CompareOptions& o,
+               std::map<std::string, size_t>& why_time) {
+  c.n_new = now.samples_ms.size();
+  c.new_median_ms = median_of(now.samples_ms);
+  std::string why;
+  if (!c.control) {
+    why = why_no_ratio(base_problem, old, "BASE");
+    if (why.empty()) why = why_no_ratio(new_problem, now, "NEW");
+  }
+  if (c.control || !why.empty()) {
+    if (!why.empty()) ++why_time[why];
+    const std::vector<double> a = time_units(old, o.blocks), b = time_units(now, o.blocks);
+    c.units_base = a.size();
+    c.units_new = b.size();
+    c.result = judge_units(a, b, old.samples_ms.size(), now.samples_ms.size(), o);
+    return;
+  }
+  const CandidateRecord& base_line = *baseline_of(base_problem);
+  const CandidateRecord& new_line = *baseline_of(new_problem);
+  const std::vector<double> a = round_ratios(old, base_line), b = round_ratios(now, new_line);
+  c.basis = Basis::ratio;
+  c.units_base = a.size();
+  c.units_new = b.size();
+  c.base_x = median_of(base_line.samples_ms) / c.base_median_ms;
+  c.new_x = median_of(new_line.samples_ms) / c.new_median_ms;
+  c.result = judge_units(a, b, std::min(old.samples_ms.size(), base_line.samples_ms.size()),
+                         std::min(now.samples_ms.size(), new_line.samples_ms.size()), o);
+}
+
+// A note per control whose estimate moved beyond the threshold: the runs' machine states differ,
+// which ratio rows cancel and time rows carry.
+std::vector<std::string> control_notes(const std::vector<Comparison>& rows, double threshold) {
+  std::vector<std::string> notes;
+  for (const Comparison& control : rows) {
+    if (!control.control || control.result.verdict == Verdict::failed ||
+        !(std::abs(control.result.change.estimate) > threshold))
+      continue;
+    bool timed = false;  // a subject of this problem judged on absolute times
+    for (const Comparison& c : rows)
+      timed |= !c.control && c.basis == Basis::time && c.problem.describe() == control.problem.describe();
+    notes.push_back(fmt::format("{}: {} moved {:+.1f}% between runs: the machine's state differs; {}",
+                                control.problem.describe(), kBaselineName, 100 * control.result.change.estimate,
+                                timed ? "its kernels judged on absolute times carry that" : "ratios cancel it"));
+  }
+  return notes;
+}
+
 }  // namespace
 
 std::string Comparison::kernel() const {
@@ -239,8 +315,12 @@ SampleVerdict judge(const std::vector<double>& base, const std::vector<double>& 
 }
 
 size_t CompareReport::count(Verdict v) const {
-  return static_cast<size_t>(
-      std::count_if(rows.begin(), rows.end(), [v](const Comparison& c) { return c.result.verdict == v; }));
+  return static_cast<size_t>(std::count_if(
+      rows.begin(), rows.end(), [v](const Comparison& c) { return !c.control && c.result.verdict == v; }));
+}
+
+size_t CompareReport::controls() const {
+  return static_cast<size_t>(std::count_if(rows.begin(), rows.end(), [](const Comparison& c) { return c.control; }));
 }
 
 CompareReport compare_results(const RunInfo& base_info, const std::vector<ProblemResult>& base,
@@ -275,32 +355,34 @@ CompareReport compare_results(const RunInfo& base_info, const std::vector<Proble
   std::map<std::string, size_t> taken;
 
   std::vector<std::pair<size_t, Comparison>> rows;  // BASE position, row
-  size_t position = 0;
-  auto add = [&](size_t at, const Problem& problem, const CandidateRecord& old, const CandidateRecord& now) {
+  std::map<std::string, size_t> why_time;           // why subjects were judged on absolute times
+  // `at` is the BASE position of `old`.
+  auto add = [&](size_t at, const ProblemResult& base_problem, const CandidateRecord& old, const Located& now) {
     if (old.disposition != Disposition::passed || old.samples_ms.empty()) {
       ++report.not_passed;  // nothing measured in BASE to hold NEW to
       return;
     }
-    if (old.pruned || (now.disposition == Disposition::passed && (now.pruned || now.samples_ms.empty()))) {
+    if (old.pruned ||
+        (now.rec->disposition == Disposition::passed && (now.rec->pruned || now.rec->samples_ms.empty()))) {
       ++report.pruned;
       return;
     }
+    const Problem& problem = base_problem.problem;
     Comparison c;
     c.problem = problem;
     c.source = old.source;
+    c.control = old.source == kBaselineSource;
     c.label = label_of(old);
-    if (key_of(problem, old) != key_of(problem, now)) c.new_label = label_of(now);
+    if (key_of(problem, old) != key_of(problem, *now.rec)) c.new_label = label_of(*now.rec);
     c.n_base = old.samples_ms.size();
     c.base_median_ms = median_of(old.samples_ms);
-    if (now.disposition != Disposition::passed) {
+    if (now.rec->disposition != Disposition::passed) {
       c.result.verdict = Verdict::failed;
-      c.result.why = fmt::format("passed in BASE, {} in NEW: {}", to_string(now.disposition), now.reason);
+      c.result.why = fmt::format("passed in BASE, {} in NEW: {}", to_string(now.rec->disposition), now.rec->reason);
     } else {
-      c.n_new = now.samples_ms.size();
-      c.new_median_ms = median_of(now.samples_ms);
       try {
-        c.result = judge(old.samples_ms, now.samples_ms, options);
-      } catch (const Error& e) {  // a sample that is no time: the file is broken, not the kernel
+        judge_row(c, base_problem, old, next[now.problem], *now.rec, options, why_time);
+      } catch (const Error& e) {  // a sample that is no time, rounds that do not add up: a broken file
         throw ConfigError(fmt::format("{} {}: {}", problem.describe(), c.kernel(), e.what()));
       }
     }
@@ -309,6 +391,7 @@ CompareReport compare_results(const RunInfo& base_info, const std::vector<Proble
 
   // Unmatched records per (problem, source), for the one-to-one pairing after a re-tuning.
   std::map<std::string, std::vector<std::pair<size_t, Located>>> left_base;
+  size_t position = 0;
   for (size_t p = 0; p < base.size(); ++p) {
     for (const CandidateRecord& rec : base[p].records) {
       const size_t at = position++;
@@ -316,21 +399,21 @@ CompareReport compare_results(const RunInfo& base_info, const std::vector<Proble
       auto it = in_new.find(key);
       size_t& used = taken[key];
       if (it != in_new.end() && used < it->second.size()) {
-        add(at, base[p].problem, rec, *it->second[used++].rec);
+        add(at, base[p], rec, it->second[used++]);
       } else {
-        left_base[base[p].problem.describe() + '\x1f' + rec.source].push_back({at, {p, &rec}});
+        left_base[group_of(base[p].problem, rec)].push_back({at, {p, &rec}});
       }
     }
   }
   std::map<std::string, std::vector<Located>> left_new;
   for (const auto& [key, located] : in_new)
     for (size_t i = taken[key]; i < located.size(); ++i)
-      left_new[next[located[i].problem].problem.describe() + '\x1f' + located[i].rec->source].push_back(located[i]);
+      left_new[group_of(next[located[i].problem].problem, *located[i].rec)].push_back(located[i]);
 
   for (const auto& [group, olds] : left_base) {
     auto it = left_new.find(group);
     if (olds.size() == 1 && it != left_new.end() && it->second.size() == 1) {
-      add(olds[0].first, base[olds[0].second.problem].problem, *olds[0].second.rec, *it->second[0].rec);
+      add(olds[0].first, base[olds[0].second.problem], *olds[0].second.rec, it->second[0]);
       left_new.erase(it);
     } else {
       report.only_in_base += olds.size();
@@ -340,6 +423,9 @@ CompareReport compare_results(const RunInfo& base_info, const std::vector<Proble
 
   std::sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   for (auto& [at, row] : rows) report.rows.push_back(std::move(row));
+  for (const auto& [why, n] : why_time)
+    report.notes.push_back(fmt::format("{}: {} {} judged on absolute times", why, n, n == 1 ? "row" : "rows"));
+  for (std::string& note : control_notes(report.rows, options.threshold)) report.notes.push_back(std::move(note));
   return report;
 }
 
