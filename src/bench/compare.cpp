@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "bench/stats.hpp"
 #include "util/error.hpp"
@@ -350,20 +351,29 @@ CompareReport compare_results(const RunInfo& base_info, const std::vector<Proble
 
   // NEW's records by key, each key's records in file order (a file may hold one key twice).
   std::map<std::string, std::vector<Located>> in_new;
+  std::set<std::string> groups_in_new;  // (problem, source) pairs NEW has any record of
   for (size_t p = 0; p < next.size(); ++p)
-    for (const CandidateRecord& rec : next[p].records) in_new[key_of(next[p].problem, rec)].push_back({p, &rec});
+    for (const CandidateRecord& rec : next[p].records) {
+      in_new[key_of(next[p].problem, rec)].push_back({p, &rec});
+      groups_in_new.insert(group_of(next[p].problem, rec));
+    }
   std::map<std::string, size_t> taken;
 
   std::vector<std::pair<size_t, Comparison>> rows;  // BASE position, row
   std::map<std::string, size_t> why_time;           // why subjects were judged on absolute times
-  // `at` is the BASE position of `old`.
+  // `at` is the BASE position of `old`; `now` is null when NEW has nothing of its problem and source.
   auto add = [&](size_t at, const ProblemResult& base_problem, const CandidateRecord& old, const Located& now) {
-    if (old.disposition != Disposition::passed || old.samples_ms.empty()) {
+    const bool measured = old.disposition == Disposition::passed && !old.samples_ms.empty();
+    if (!now.rec) {
+      if (!measured || old.pruned) {
+        ++report.only_in_base;  // nothing NEW was expected to measure again
+        return;
+      }
+    } else if (!measured) {
       ++report.not_passed;  // nothing measured in BASE to hold NEW to
       return;
-    }
-    if (old.pruned ||
-        (now.rec->disposition == Disposition::passed && (now.rec->pruned || now.rec->samples_ms.empty()))) {
+    } else if (old.pruned ||
+               (now.rec->disposition == Disposition::passed && (now.rec->pruned || now.rec->samples_ms.empty()))) {
       ++report.pruned;
       return;
     }
@@ -373,10 +383,13 @@ CompareReport compare_results(const RunInfo& base_info, const std::vector<Proble
     c.source = old.source;
     c.control = old.source == kBaselineSource;
     c.label = label_of(old);
-    if (key_of(problem, old) != key_of(problem, *now.rec)) c.new_label = label_of(*now.rec);
+    if (now.rec && key_of(problem, old) != key_of(problem, *now.rec)) c.new_label = label_of(*now.rec);
     c.n_base = old.samples_ms.size();
     c.base_median_ms = median_of(old.samples_ms);
-    if (now.rec->disposition != Disposition::passed) {
+    if (!now.rec) {
+      c.result.verdict = Verdict::failed;
+      c.result.why = "missing from NEW";
+    } else if (now.rec->disposition != Disposition::passed) {
       c.result.verdict = Verdict::failed;
       c.result.why = fmt::format("passed in BASE, {} in NEW: {}", to_string(now.rec->disposition), now.rec->reason);
     } else {
@@ -415,6 +428,8 @@ CompareReport compare_results(const RunInfo& base_info, const std::vector<Proble
     if (olds.size() == 1 && it != left_new.end() && it->second.size() == 1) {
       add(olds[0].first, base[olds[0].second.problem], *olds[0].second.rec, it->second[0]);
       left_new.erase(it);
+    } else if (!groups_in_new.count(group)) {
+      for (const auto& [at, old] : olds) add(at, base[old.problem], *old.rec, Located{});
     } else {
       report.only_in_base += olds.size();
     }

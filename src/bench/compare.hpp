@@ -32,7 +32,8 @@
 //    significant (p < alpha) and interval above +t                       -> slower
 //    significant and interval below -t                                   -> faster
 //    anything else (straddles +-t, or too noisy to rule a change out)    -> ambiguous
-// A record that passed in BASE but did not pass in NEW (incorrect, crashed, ...) is `failed`.
+// A record that passed in BASE but did not pass in NEW (incorrect, crashed, ...), or whose problem
+// and source NEW lacks altogether (a run that stopped early, a problem dropped), is `failed`.
 // Only a subject's `slower` and `failed` are regressions: `compare` exits 1 for them, else 0.
 //
 // How many rounds. Units are few, so the rank test's floor matters: with every NEW unit above
@@ -160,8 +161,9 @@ struct CompareReport {
 
 // Matches records by problem + source + kernel name + parameters. A problem whose source has
 // exactly one unmatched record on each side (bench files after a re-tuning picked another
-// configuration) pairs those two, so ktune's best is still compared with ktune's best.
-// Judges as the comment at the top says.
+// configuration) pairs those two, so ktune's best is still compared with ktune's best. Passed,
+// unpruned BASE records whose problem and source have no record in NEW are `failed` rows;
+// other unmatched records are only counted. Judges as the comment at the top says.
 // Throws ConfigError when the devices differ (name, compute capability or SM count) unless
 // options.allow_different_devices; a different driver is only a note.
 CompareReport compare_results(const RunInfo& base_info, const std::vector<ProblemResult>& base,

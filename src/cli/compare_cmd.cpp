@@ -1,9 +1,9 @@
 // `ktune compare BASE.json NEW.json`: the CI gate. Matches the records of two results files and
 // judges each kernel by its per-round ratio to cuBLAS, or on absolute times where the files have
 // no rounds (bench/compare.hpp); prints a table, writes a markdown summary with --markdown (a CI
-// job's $GITHUB_STEP_SUMMARY), and exits 1 when a kernel clearly got slower than --threshold or
-// stopped passing, 0 otherwise (cuBLAS rows are controls and never count), 2 for bad input such
-// as files from different devices.
+// job's $GITHUB_STEP_SUMMARY), and exits 1 when a kernel clearly got slower than --threshold,
+// stopped passing or is missing from NEW, 0 otherwise (cuBLAS rows are controls and never
+// count), 2 for bad input such as files from different devices.
 #include <fmt/format.h>
 
 #include <fstream>

@@ -2,7 +2,8 @@
 // computations, the verdict rules, the per-round units and how many rounds a verdict needs;
 // bench files measured in rounds with seeded noise, drawn independently for BASE and NEW: drift
 // that moves cuBLAS and ktune alike is no regression, a real 5% slowdown under that drift is,
-// unchanged kernels never are, files without rounds fall back to absolute times; `ktune compare` on the committed H100 results (real samples) and its exit
+// unchanged kernels never are, a problem missing from NEW fails, files without rounds fall back
+// to absolute times; `ktune compare` on the committed H100 results (real samples) and its exit
 // codes (0 no regression, 1 regression, 2 bad input).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -506,17 +507,6 @@ TEST(CompareMatching, ReTunedConfigurationIsStillComparedWithTheBest) {
   EXPECT_TRUE(report.rows[2].new_label.empty());  // cuBLAS matched exactly
 }
 
-TEST(CompareMatching, UnmatchedProblemsAreCountedNotFailed) {
-  RunInfo info;
-  const std::vector<ProblemResult> base = {bench_problem(2048, {{"BLOCK_M", 128}}, 1.0, 1.0, 1)};
-  const std::vector<ProblemResult> next = {bench_problem(1024, {{"BLOCK_M", 128}}, 1.0, 1.0, 3)};
-  const CompareReport report = compare_results(info, base, info, next, {});
-  EXPECT_TRUE(report.rows.empty());
-  EXPECT_EQ(report.only_in_base, 2u);
-  EXPECT_EQ(report.only_in_new, 2u);
-  EXPECT_FALSE(report.regression());
-}
-
 // ---- bench files measured in rounds: synthetic, with seeded noise drawn apart for BASE and NEW
 
 // The state of the machine during one run. Each round, kernel and cuBLAS run back to back on the
@@ -636,6 +626,30 @@ TEST(CompareRounds, UnchangedKernelsAreNeverSlower) {
   }
 }
 
+TEST(CompareRounds, ProblemMissingFromNewIsAFailure) {
+  const auto base = bench_run({}, 1.0, 10, 10, 505);
+  auto next = bench_run({}, 1.0, 10, 10, 606);
+  next.erase(next.begin() + 2);                 // a run that lost a problem
+  next[4].records.pop_back();                   // and another problem's ktune record
+  const CompareReport report = compare_results(bench_info(), base, bench_info(), next, {});
+  EXPECT_EQ(report.count(Verdict::failed), 2u);
+  for (const Comparison& c : report.rows) {
+    if (c.result.verdict == Verdict::failed) {
+      EXPECT_EQ(c.result.why, "missing from NEW");
+    }
+  }
+  EXPECT_TRUE(report.rows[4].control);  // the lost problem's cuBLAS: shown failed, no say
+  EXPECT_EQ(report.rows[4].result.verdict, Verdict::failed);
+  EXPECT_EQ(report.rows[5].result.verdict, Verdict::failed);
+  EXPECT_TRUE(report.regression());
+  EXPECT_NE(compare_table(report).find("missing from NEW"), std::string::npos);
+
+  // A problem that only NEW has is counted, not judged.
+  auto extra = bench_run({}, 1.0, 10, 10, 707);
+  extra.push_back(bench_problem(99, {{"BLOCK_M", 64}}, 1.0, 1.0, 9));
+  EXPECT_EQ(compare_results(bench_info(), base, bench_info(), extra, {}).only_in_new, 2u);
+}
+
 TEST(CompareRounds, FilesWithoutRoundsFallBackToAbsoluteTimes) {
   const auto with_rounds = bench_run({}, 1.0, 10, 10, 808);
   auto without = with_rounds;
@@ -736,11 +750,15 @@ TEST_F(CompareCommand, ExitCodes) {
   const std::string base = write("base", info, bench_run({}, 1.0, 10, 10, 21));
   const std::string drifted = write("drifted", info, bench_run({.speed = 1.05}, 1.0, 10, 10, 22));
   const std::string slowed = write("slowed", info, bench_run({}, 1.05, 10, 10, 23));
+  auto partial = bench_run({}, 1.0, 10, 10, 24);
+  partial.pop_back();
+  const std::string stopped_early = write("stopped-early", info, partial);
   EXPECT_EQ(run_ktune("compare " + base + " " + drifted), 0);
   EXPECT_EQ(run_ktune("compare " + base + " " + slowed + " --markdown " + md), 1);
   EXPECT_NE(read_file(md).find("## ktune compare: **regression**"), std::string::npos);  // appended
   EXPECT_NE(read_file(md).find("## ktune compare: no regression"), std::string::npos);
   EXPECT_EQ(run_ktune("compare " + base + " " + slowed + " --threshold 10"), 0);
+  EXPECT_EQ(run_ktune("compare " + base + " " + stopped_early), 1);
 
   RunInfo other = d.info;
   other.device.name = "NVIDIA A100-SXM4-80GB";
