@@ -95,7 +95,11 @@ void judge_row(Comparison& c, const ProblemResult& base_problem, const Candidate
   std::string why;
   if (!c.control) {
     why = why_no_ratio(base_problem, old, "BASE");
-    if (why.empty()) why = why_no_ratio(new_problem, now, "NEW");
+    const std::string why_new = why_no_ratio(new_problem, now, "NEW");
+    if (why.empty())
+      why = why_new;
+    else if (why == "BASE has no round structure" && why_new == "NEW has no round structure")
+      why = "BASE and NEW have no round structure";  // files from before `rounds`: said once
   }
   if (c.control || !why.empty()) {
     if (!why.empty()) ++why_time[why];

@@ -60,7 +60,7 @@ Section section_of(const Comparison& c) {
 
 std::string md_rows(const CompareReport& r, Section section) {
   std::string md = fmt::format(
-      "| verdict | problem | kernel | on | BASE ms | NEW ms | BASE x{0} | NEW x{0} | change | interval | p | samples "
+      "| verdict | problem | kernel | on | BASE ms | NEW ms | BASE x {0} | NEW x {0} | change | interval | p | samples "
       "| why |\n|---|---|---|---|---:|---:|---:|---:|---:|---|---:|---|---|\n",
       kBaselineName);
   for (const Comparison& c : r.rows) {
@@ -121,7 +121,7 @@ std::string compare_markdown(const CompareReport& r) {
                       controls, kBaselineName, controls == 1 ? "" : "s", md_rows(r, Section::controls));
   md += fmt::format(
       "On `ratio`: each round's median kernel time over the median {0} time of the same round, BASE's rounds "
-      "against NEW's, so drift that moves both cancels; on `time`: absolute round (or block) medians. x{0}: {0} "
+      "against NEW's, so drift that moves both cancels; on `time`: absolute round (or block) medians. x {0}: {0} "
       "median / kernel median (> 1 is faster). Change: Hodges-Lehmann estimate of NEW/BASE - 1 (+ is slower), "
       "with its distribution-free interval; p: two-sided Mann-Whitney U. Slower needs p below alpha and the "
       "whole interval beyond the threshold. {0} rows are controls: a change to ktune does not touch them.\n",

@@ -302,7 +302,8 @@ TEST(CompareH100, FileAgainstItselfIsSameOrTooNoisyToTell) {
   EXPECT_EQ(row_of(report, "cublas")->result.verdict, Verdict::same);
   // A sweep file has no rounds: every kernel is judged on absolute times, and the report says so.
   ASSERT_EQ(report.notes.size(), 1u);
-  EXPECT_EQ(report.notes[0], fmt::format("BASE has no round structure: {} rows judged on absolute times", subjects));
+  EXPECT_EQ(report.notes[0],
+            fmt::format("BASE and NEW have no round structure: {} rows judged on absolute times", subjects));
   EXPECT_FALSE(report.regression());
   EXPECT_EQ(report.only_in_base, 0u);
   EXPECT_EQ(report.only_in_new, 0u);
@@ -595,6 +596,7 @@ TEST(CompareRounds, DriftThatMovesKernelAndCublasAlikeIsNoRegression) {
   const CompareReport timed_report =
       compare_results(bench_info(), without_rounds(base), bench_info(), without_rounds(next), {});
   EXPECT_GT(timed_report.count(Verdict::slower), 0u);
+  EXPECT_EQ(notes_with(timed_report, "BASE and NEW have no round structure: 9 rows judged on absolute times"), 1u);
 }
 
 TEST(CompareRounds, RealSlowdownUnderDriftIsFlagged) {
@@ -701,6 +703,7 @@ TEST(CompareMarkdown, SummaryFitsAJobSummary) {
   EXPECT_NEAR(kernel.new_x, 0.0285 / (0.0351 * 1.1), 0.01);
   EXPECT_NE(md.find(fmt::format("| {:.3f}x | {:.3f}x |", kernel.base_x, kernel.new_x)), std::string::npos) << md;
   EXPECT_NE(md.find("<details><summary>1 cuBLAS control (never a regression)</summary>"), std::string::npos) << md;
+  EXPECT_NE(md.find("| BASE x cuBLAS | NEW x cuBLAS |"), std::string::npos) << md;
   EXPECT_NE(md.find("`base.json`"), std::string::npos);
   const std::string table = compare_table(report);
   EXPECT_NE(table.find("REGRESSION"), std::string::npos) << table;
