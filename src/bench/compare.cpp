@@ -1,5 +1,5 @@
-// Regression gating: the rank test, the Hodges-Lehmann interval, matching and the two renderings;
-// see compare.hpp for the method and the verdict rules.
+// Regression gating: the rank test, the Hodges-Lehmann interval and matching; see compare.hpp
+// for the method and the verdict rules (compare_render.cpp prints the report).
 #include "bench/compare.hpp"
 
 #include <fmt/format.h>
@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <tuple>
+#include <set>
 
 #include "bench/stats.hpp"
 #include "util/error.hpp"
@@ -25,15 +25,6 @@ double order_statistic(std::vector<double>& v, size_t k) {
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
   return v[k];
 }
-
-std::string percent(double x) {
-  if (std::isinf(x)) return x > 0 ? "+inf" : "-inf";
-  return fmt::format("{:+.2f}%", 100 * x);
-}
-
-std::string interval(const ChangeEstimate& c) { return fmt::format("[{}, {}]", percent(c.lo), percent(c.hi)); }
-
-std::string p_text(double p) { return p < 1e-4 ? fmt::format("{:.0e}", p) : fmt::format("{:.4f}", p); }
 
 std::string params_text(const Bindings& params) {
   std::string out;
@@ -54,10 +45,13 @@ double median_of(std::vector<double> v) {
   return percentile_sorted(v, 50);
 }
 
-std::string kernel_label(const Comparison& c) {
-  std::string k = c.source + " " + c.label;
-  if (!c.new_label.empty()) k += " -> " + c.new_label;
-  return k;
+// The rank test's p when every unit of one side lies above every unit of the other: no data on
+// n1 and n2 units can be more significant.
+double smallest_p(size_t n1, size_t n2) {
+  std::vector<double> low, high;
+  for (size_t i = 0; i < n1; ++i) low.push_back(static_cast<double>(i));
+  for (size_t i = 0; i < n2; ++i) high.push_back(static_cast<double>(n1 + i));
+  return mann_whitney_u(low, high).p_value;
 }
 
 struct Located {
@@ -65,7 +59,93 @@ struct Located {
   const CandidateRecord* rec = nullptr;
 };
 
+std::string group_of(const Problem& p, const CandidateRecord& rec) { return p.describe() + '\x1f' + rec.source; }
+
+const CandidateRecord* baseline_of(const ProblemResult& p) {
+  for (const CandidateRecord& rec : p.records)
+    if (rec.source == kBaselineSource) return &rec;
+  return nullptr;
+}
+
+// Why `rec` cannot be judged by its per-round ratio to its problem's baseline in one file
+// (`side`: "BASE" or "NEW"); empty when it can.
+std::string why_no_ratio(const ProblemResult& p, const CandidateRecord& rec, const char* side) {
+  const CandidateRecord* baseline = baseline_of(p);
+  if (!baseline) return fmt::format("{} has no {} baseline for the problem", side, kBaselineName);
+  if (baseline->disposition != Disposition::passed || baseline->samples_ms.empty())
+    return fmt::format("{}'s {} baseline did not pass", side, kBaselineName);
+  if (rec.rounds.empty() || baseline->rounds.empty()) return fmt::format("{} has no round structure", side);
+  if (rec.rounds.size() != baseline->rounds.size())
+    return fmt::format("{}'s kernel and baseline took different numbers of rounds", side);
+  return "";
+}
+
+// A record's absolute-time units: its round medians, else the medians of `blocks` equal blocks.
+std::vector<double> time_units(const CandidateRecord& rec, size_t blocks) {
+  return rec.rounds.empty() ? block_medians(rec.samples_ms, blocks) : round_medians(rec.samples_ms, rec.rounds);
+}
+
+// Fills c's NEW side and verdict from two passed records. A subject is judged on per-round ratios
+// when both files allow it, else on absolute times and `why_time[reason]` counts it.
+void judge_row(Comparison& c, const ProblemResult& base_problem, const CandidateRecord& old,
+               const ProblemResult& new_problem, const CandidateRecord& now, const CompareOptions& o,
+               std::map<std::string, size_t>& why_time) {
+  c.n_new = now.samples_ms.size();
+  c.new_median_ms = median_of(now.samples_ms);
+  std::string why;
+  if (!c.control) {
+    why = why_no_ratio(base_problem, old, "BASE");
+    const std::string why_new = why_no_ratio(new_problem, now, "NEW");
+    if (why.empty())
+      why = why_new;
+    else if (why == "BASE has no round structure" && why_new == "NEW has no round structure")
+      why = "BASE and NEW have no round structure";  // files from before `rounds`: said once
+  }
+  if (c.control || !why.empty()) {
+    if (!why.empty()) ++why_time[why];
+    const std::vector<double> a = time_units(old, o.blocks), b = time_units(now, o.blocks);
+    c.units_base = a.size();
+    c.units_new = b.size();
+    c.result = judge_units(a, b, old.samples_ms.size(), now.samples_ms.size(), o);
+    return;
+  }
+  const CandidateRecord& base_line = *baseline_of(base_problem);
+  const CandidateRecord& new_line = *baseline_of(new_problem);
+  const std::vector<double> a = round_ratios(old, base_line), b = round_ratios(now, new_line);
+  c.basis = Basis::ratio;
+  c.units_base = a.size();
+  c.units_new = b.size();
+  c.base_x = median_of(base_line.samples_ms) / c.base_median_ms;
+  c.new_x = median_of(new_line.samples_ms) / c.new_median_ms;
+  c.result = judge_units(a, b, std::min(old.samples_ms.size(), base_line.samples_ms.size()),
+                         std::min(now.samples_ms.size(), new_line.samples_ms.size()), o);
+}
+
+// A note per control whose estimate moved beyond the threshold: the runs' machine states differ,
+// which ratio rows cancel and time rows carry.
+std::vector<std::string> control_notes(const std::vector<Comparison>& rows, double threshold) {
+  std::vector<std::string> notes;
+  for (const Comparison& control : rows) {
+    if (!control.control || control.result.verdict == Verdict::failed ||
+        !(std::abs(control.result.change.estimate) > threshold))
+      continue;
+    bool timed = false;  // a subject of this problem judged on absolute times
+    for (const Comparison& c : rows)
+      timed |= !c.control && c.basis == Basis::time && c.problem.describe() == control.problem.describe();
+    notes.push_back(fmt::format("{}: {} moved {:+.1f}% between runs: the machine's state differs; {}",
+                                control.problem.describe(), kBaselineName, 100 * control.result.change.estimate,
+                                timed ? "its kernels judged on absolute times carry that" : "ratios cancel it"));
+  }
+  return notes;
+}
+
 }  // namespace
+
+std::string Comparison::kernel() const {
+  std::string k = source + " " + label;
+  if (!new_label.empty()) k += " -> " + new_label;
+  return k;
+}
 
 const char* to_string(Verdict v) {
   switch (v) {
@@ -166,28 +246,51 @@ ChangeEstimate relative_change(const std::vector<double>& base, const std::vecto
 std::vector<double> block_medians(const std::vector<double>& samples, size_t blocks) {
   if (blocks == 0 || samples.size() <= blocks) return samples;
   std::vector<double> medians;
-  for (size_t b = 0; b < blocks; ++b) {
-    std::vector<double> block(samples.begin() + static_cast<std::ptrdiff_t>(b * samples.size() / blocks),
-                              samples.begin() + static_cast<std::ptrdiff_t>((b + 1) * samples.size() / blocks));
-    std::sort(block.begin(), block.end());
-    const size_t n = block.size();
-    medians.push_back(n % 2 ? block[n / 2] : (block[n / 2 - 1] + block[n / 2]) / 2);
+  for (size_t b = 0; b < blocks; ++b)
+    medians.push_back(median_of({samples.begin() + static_cast<std::ptrdiff_t>(b * samples.size() / blocks),
+                                 samples.begin() + static_cast<std::ptrdiff_t>((b + 1) * samples.size() / blocks)}));
+  return medians;
+}
+
+std::vector<double> round_medians(const std::vector<double>& samples, const std::vector<int>& rounds) {
+  std::vector<double> medians;
+  size_t begin = 0;
+  for (int n : rounds) {
+    if (n <= 0 || begin + static_cast<size_t>(n) > samples.size()) break;
+    const auto first = samples.begin() + static_cast<std::ptrdiff_t>(begin);
+    medians.push_back(median_of({first, first + n}));
+    begin += static_cast<size_t>(n);
+  }
+  if (medians.size() != rounds.size() || begin != samples.size()) {
+    size_t total = 0;
+    for (int n : rounds) total += static_cast<size_t>(std::max(n, 0));
+    throw Error(fmt::format("rounds of {} samples in all do not split its {} samples", total, samples.size()));
   }
   return medians;
 }
 
-SampleVerdict judge(const std::vector<double>& base, const std::vector<double>& next, const CompareOptions& o) {
+std::vector<double> round_ratios(const CandidateRecord& kernel, const CandidateRecord& baseline) {
+  if (kernel.rounds.size() != baseline.rounds.size())
+    throw Error(fmt::format("{} rounds of the kernel against {} of its baseline", kernel.rounds.size(),
+                            baseline.rounds.size()));
+  const std::vector<double> k = round_medians(kernel.samples_ms, kernel.rounds);
+  const std::vector<double> b = round_medians(baseline.samples_ms, baseline.rounds);
+  std::vector<double> ratios;
+  for (size_t r = 0; r < k.size(); ++r) ratios.push_back(k[r] / b[r]);
+  return ratios;
+}
+
+SampleVerdict judge_units(const std::vector<double>& base_units, const std::vector<double>& next_units,
+                          size_t base_samples, size_t next_samples, const CompareOptions& o) {
   SampleVerdict v;
-  const std::vector<double> base_units = block_medians(base, o.blocks);
-  const std::vector<double> next_units = block_medians(next, o.blocks);
   v.test = mann_whitney_u(base_units, next_units);
   v.change = relative_change(base_units, next_units, 1 - o.alpha);
   const double t = o.threshold;
   const std::string beyond = fmt::format("{:g}%", 100 * t);
   const std::string band = "±" + beyond;
-  if (base.size() < o.min_samples || next.size() < o.min_samples) {
+  if (base_samples < o.min_samples || next_samples < o.min_samples) {
     v.verdict = Verdict::ambiguous;
-    v.why = fmt::format("too few samples ({} / {}; {} needed)", base.size(), next.size(), o.min_samples);
+    v.why = fmt::format("too few samples ({} / {}; {} needed)", base_samples, next_samples, o.min_samples);
     return v;
   }
   const bool significant = v.test.p_value < o.alpha;
@@ -202,15 +305,27 @@ SampleVerdict judge(const std::vector<double>& base, const std::vector<double>& 
     v.why = "faster by more than " + beyond;
   } else {
     v.verdict = Verdict::ambiguous;
-    v.why = significant ? "changed, but the interval straddles " + band
-                        : "no significant change, but too noisy to rule out one beyond " + band;
+    if (!significant && smallest_p(base_units.size(), next_units.size()) >= o.alpha)
+      v.why = fmt::format("too few rounds or blocks ({} / {}): p cannot go below {:g}", base_units.size(),
+                          next_units.size(), o.alpha);
+    else
+      v.why = significant ? "changed, but the interval straddles " + band
+                          : "no significant change, but too noisy to rule out one beyond " + band;
   }
   return v;
 }
 
+SampleVerdict judge(const std::vector<double>& base, const std::vector<double>& next, const CompareOptions& o) {
+  return judge_units(block_medians(base, o.blocks), block_medians(next, o.blocks), base.size(), next.size(), o);
+}
+
 size_t CompareReport::count(Verdict v) const {
-  return static_cast<size_t>(
-      std::count_if(rows.begin(), rows.end(), [v](const Comparison& c) { return c.result.verdict == v; }));
+  return static_cast<size_t>(std::count_if(
+      rows.begin(), rows.end(), [v](const Comparison& c) { return !c.control && c.result.verdict == v; }));
+}
+
+size_t CompareReport::controls() const {
+  return static_cast<size_t>(std::count_if(rows.begin(), rows.end(), [](const Comparison& c) { return c.control; }));
 }
 
 CompareReport compare_results(const RunInfo& base_info, const std::vector<ProblemResult>& base,
@@ -240,38 +355,52 @@ CompareReport compare_results(const RunInfo& base_info, const std::vector<Proble
 
   // NEW's records by key, each key's records in file order (a file may hold one key twice).
   std::map<std::string, std::vector<Located>> in_new;
+  std::set<std::string> groups_in_new;  // (problem, source) pairs NEW has any record of
   for (size_t p = 0; p < next.size(); ++p)
-    for (const CandidateRecord& rec : next[p].records) in_new[key_of(next[p].problem, rec)].push_back({p, &rec});
+    for (const CandidateRecord& rec : next[p].records) {
+      in_new[key_of(next[p].problem, rec)].push_back({p, &rec});
+      groups_in_new.insert(group_of(next[p].problem, rec));
+    }
   std::map<std::string, size_t> taken;
 
   std::vector<std::pair<size_t, Comparison>> rows;  // BASE position, row
-  size_t position = 0;
-  auto add = [&](size_t at, const Problem& problem, const CandidateRecord& old, const CandidateRecord& now) {
-    if (old.disposition != Disposition::passed || old.samples_ms.empty()) {
+  std::map<std::string, size_t> why_time;           // why subjects were judged on absolute times
+  // `at` is the BASE position of `old`; `now` is null when NEW has nothing of its problem and source.
+  auto add = [&](size_t at, const ProblemResult& base_problem, const CandidateRecord& old, const Located& now) {
+    const bool measured = old.disposition == Disposition::passed && !old.samples_ms.empty();
+    if (!now.rec) {
+      if (!measured || old.pruned) {
+        ++report.only_in_base;  // nothing NEW was expected to measure again
+        return;
+      }
+    } else if (!measured) {
       ++report.not_passed;  // nothing measured in BASE to hold NEW to
       return;
-    }
-    if (old.pruned || (now.disposition == Disposition::passed && (now.pruned || now.samples_ms.empty()))) {
+    } else if (old.pruned ||
+               (now.rec->disposition == Disposition::passed && (now.rec->pruned || now.rec->samples_ms.empty()))) {
       ++report.pruned;
       return;
     }
+    const Problem& problem = base_problem.problem;
     Comparison c;
     c.problem = problem;
     c.source = old.source;
+    c.control = old.source == kBaselineSource;
     c.label = label_of(old);
-    if (key_of(problem, old) != key_of(problem, now)) c.new_label = label_of(now);
+    if (now.rec && key_of(problem, old) != key_of(problem, *now.rec)) c.new_label = label_of(*now.rec);
     c.n_base = old.samples_ms.size();
     c.base_median_ms = median_of(old.samples_ms);
-    if (now.disposition != Disposition::passed) {
+    if (!now.rec) {
       c.result.verdict = Verdict::failed;
-      c.result.why = fmt::format("passed in BASE, {} in NEW: {}", to_string(now.disposition), now.reason);
+      c.result.why = "missing from NEW";
+    } else if (now.rec->disposition != Disposition::passed) {
+      c.result.verdict = Verdict::failed;
+      c.result.why = fmt::format("passed in BASE, {} in NEW: {}", to_string(now.rec->disposition), now.rec->reason);
     } else {
-      c.n_new = now.samples_ms.size();
-      c.new_median_ms = median_of(now.samples_ms);
       try {
-        c.result = judge(old.samples_ms, now.samples_ms, options);
-      } catch (const Error& e) {  // a sample that is no time: the file is broken, not the kernel
-        throw ConfigError(fmt::format("{} {}: {}", problem.describe(), kernel_label(c), e.what()));
+        judge_row(c, base_problem, old, next[now.problem], *now.rec, options, why_time);
+      } catch (const Error& e) {  // a sample that is no time, rounds that do not add up: a broken file
+        throw ConfigError(fmt::format("{} {}: {}", problem.describe(), c.kernel(), e.what()));
       }
     }
     rows.emplace_back(at, std::move(c));
@@ -279,6 +408,7 @@ CompareReport compare_results(const RunInfo& base_info, const std::vector<Proble
 
   // Unmatched records per (problem, source), for the one-to-one pairing after a re-tuning.
   std::map<std::string, std::vector<std::pair<size_t, Located>>> left_base;
+  size_t position = 0;
   for (size_t p = 0; p < base.size(); ++p) {
     for (const CandidateRecord& rec : base[p].records) {
       const size_t at = position++;
@@ -286,22 +416,24 @@ CompareReport compare_results(const RunInfo& base_info, const std::vector<Proble
       auto it = in_new.find(key);
       size_t& used = taken[key];
       if (it != in_new.end() && used < it->second.size()) {
-        add(at, base[p].problem, rec, *it->second[used++].rec);
+        add(at, base[p], rec, it->second[used++]);
       } else {
-        left_base[base[p].problem.describe() + '\x1f' + rec.source].push_back({at, {p, &rec}});
+        left_base[group_of(base[p].problem, rec)].push_back({at, {p, &rec}});
       }
     }
   }
   std::map<std::string, std::vector<Located>> left_new;
   for (const auto& [key, located] : in_new)
     for (size_t i = taken[key]; i < located.size(); ++i)
-      left_new[next[located[i].problem].problem.describe() + '\x1f' + located[i].rec->source].push_back(located[i]);
+      left_new[group_of(next[located[i].problem].problem, *located[i].rec)].push_back(located[i]);
 
   for (const auto& [group, olds] : left_base) {
     auto it = left_new.find(group);
     if (olds.size() == 1 && it != left_new.end() && it->second.size() == 1) {
-      add(olds[0].first, base[olds[0].second.problem].problem, *olds[0].second.rec, *it->second[0].rec);
+      add(olds[0].first, base[olds[0].second.problem], *olds[0].second.rec, it->second[0]);
       left_new.erase(it);
+    } else if (!groups_in_new.count(group)) {
+      for (const auto& [at, old] : olds) add(at, base[old.problem], *old.rec, Located{});
     } else {
       report.only_in_base += olds.size();
     }
@@ -310,88 +442,10 @@ CompareReport compare_results(const RunInfo& base_info, const std::vector<Proble
 
   std::sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   for (auto& [at, row] : rows) report.rows.push_back(std::move(row));
+  for (const auto& [why, n] : why_time)
+    report.notes.push_back(fmt::format("{}: {} {} judged on absolute times", why, n, n == 1 ? "row" : "rows"));
+  for (std::string& note : control_notes(report.rows, options.threshold)) report.notes.push_back(std::move(note));
   return report;
-}
-
-namespace {
-
-std::string summary_line(const CompareReport& r) {
-  std::string s = fmt::format("{} slower, {} failed, {} faster, {} same, {} ambiguous", r.count(Verdict::slower),
-                              r.count(Verdict::failed), r.count(Verdict::faster), r.count(Verdict::same),
-                              r.count(Verdict::ambiguous));
-  if (r.pruned) s += fmt::format("; {} pruned (too few samples to compare)", r.pruned);
-  if (r.not_passed) s += fmt::format("; {} never passed in BASE", r.not_passed);
-  if (r.only_in_base) s += fmt::format("; {} only in BASE", r.only_in_base);
-  if (r.only_in_new) s += fmt::format("; {} only in NEW", r.only_in_new);
-  return s;
-}
-
-std::string md_cell(std::string text) {
-  std::string out;
-  for (char ch : text) out += ch == '|' ? std::string("\\|") : ch == '\n' ? std::string(" ") : std::string(1, ch);
-  return out;
-}
-
-std::string md_rows(const CompareReport& r, bool same) {
-  std::string md =
-      "| verdict | problem | kernel | BASE ms | NEW ms | change | interval | p | samples | why |\n"
-      "|---|---|---|---:|---:|---:|---|---:|---|---|\n";
-  for (const Comparison& c : r.rows) {
-    if ((c.result.verdict == Verdict::same) != same) continue;
-    const bool bad = c.result.verdict == Verdict::slower || c.result.verdict == Verdict::failed;
-    const std::string verdict = bad ? fmt::format("**{}**", to_string(c.result.verdict)) : to_string(c.result.verdict);
-    if (c.result.verdict == Verdict::failed) {
-      md += fmt::format("| {} | {} | {} | {:.4f} | — | — | — | — | {} / 0 | {} |\n", verdict, c.problem.describe(),
-                        md_cell(kernel_label(c)), c.base_median_ms, c.n_base, md_cell(c.result.why));
-      continue;
-    }
-    md += fmt::format("| {} | {} | {} | {:.4f} | {:.4f} | {} | {} | {} | {} / {} | {} |\n", verdict,
-                      c.problem.describe(), md_cell(kernel_label(c)), c.base_median_ms, c.new_median_ms,
-                      percent(c.result.change.estimate), interval(c.result.change), p_text(c.result.test.p_value),
-                      c.n_base, c.n_new, c.result.why);
-  }
-  return md;
-}
-
-}  // namespace
-
-std::string compare_table(const CompareReport& r) {
-  std::string out = fmt::format("{:<10} {:>8} {:>20} {:>7} {:>9} {:>9} {:>9}  {}\n", "verdict", "change", "interval",
-                                "p", "BASE ms", "NEW ms", "samples", "problem, kernel");
-  for (const Comparison& c : r.rows) {
-    const bool failed = c.result.verdict == Verdict::failed;
-    out += fmt::format("{:<10} {:>8} {:>20} {:>7} {:>9.4f} {:>9} {:>9}  {}  {}\n", to_string(c.result.verdict),
-                       failed ? "-" : percent(c.result.change.estimate), failed ? "-" : interval(c.result.change),
-                       failed ? "-" : p_text(c.result.test.p_value), c.base_median_ms,
-                       failed ? "-" : fmt::format("{:.4f}", c.new_median_ms), fmt::format("{}/{}", c.n_base, c.n_new),
-                       c.problem.describe(), kernel_label(c));
-    if (c.result.verdict != Verdict::same) out += fmt::format("{:<10} {}\n", "", c.result.why);
-  }
-  for (const std::string& note : r.notes) out += "note: " + note + "\n";
-  out += fmt::format("{}\nthreshold ±{:g}%, {:g}% intervals; {}\n", summary_line(r), 100 * r.options.threshold,
-                     100 * (1 - r.options.alpha),
-                     r.regression() ? "REGRESSION" : "no regression");
-  return out;
-}
-
-std::string compare_markdown(const CompareReport& r) {
-  std::string md = fmt::format("## ktune compare: {}\n\n{}. Threshold ±{:g}%, {:g}% intervals.\n\n",
-                               r.regression() ? "**regression**" : "no regression", summary_line(r),
-                               100 * r.options.threshold, 100 * (1 - r.options.alpha));
-  for (const auto& [which, name, info] :
-       {std::tuple{"BASE", &r.base_name, &r.base_info}, std::tuple{"NEW", &r.new_name, &r.new_info}})
-    md += fmt::format("- {}: `{}`: {}, started {}, `{}`\n", which, *name, info->device.name, info->started_at,
-                      info->command);
-  for (const std::string& note : r.notes) md += "- note: " + note + "\n";
-  md += "\n";
-
-  const size_t same = r.count(Verdict::same);
-  if (same < r.rows.size()) md += md_rows(r, false) + "\n";
-  if (same > 0) md += fmt::format("<details><summary>{} same</summary>\n\n{}\n</details>\n\n", same, md_rows(r, true));
-  md += "Change: Hodges-Lehmann estimate of NEW/BASE - 1 from the raw samples (+ is slower), with its "
-        "distribution-free interval; p: two-sided Mann-Whitney U. Slower needs p below alpha and the whole "
-        "interval beyond the threshold.\n";
-  return md;
 }
 
 }  // namespace ktune

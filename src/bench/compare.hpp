@@ -1,11 +1,27 @@
 // Regression gating (`ktune compare BASE.json NEW.json`): match the records of two results files
-// and decide from their raw samples whether each kernel got faster, slower, stayed the same, or
+// and decide, record by record, whether ktune's kernel got faster, slower, stayed the same, or
 // cannot be told apart from noise. Pure functions, so the host tests pin every verdict down.
 //
-// Per matched record, with base samples a and new samples b (times, positive):
-//  - a Mann-Whitney U rank test (two-sided; does one tend to be slower than the other?). Ranks
-//    need no normality, and a few outliers from a context switch move a rank by one, not a mean
-//    by a lot;
+// What is judged. In a `ktune bench` file each problem holds a baseline record (cuBLAS, source
+// "cublas") and ktune's record, both measured in R interleaved rounds (R K K R R K ...); `rounds`
+// holds how many samples each round took. Clocks and temperature move between runs as much as
+// the slowdowns a gate is for: on the lent H100 cuBLAS 8192^3 moved by +4 to +5% between two runs
+// 30 s apart (results/h100/bench-default.json, bench-rerun.json). A change to ktune never touches
+// cuBLAS, so cuBLAS is the control and a kernel is judged by its per-round ratio to it:
+//     unit_r = median(kernel samples of round r) / median(baseline samples of round r)
+// Round r of both ran back to back: drift that hits both in a round cancels, and the round is the
+// replication unit. The change is that of the ratio (+0.05: 5% slower relative to cuBLAS).
+// A record is judged on ratios when, in BASE and in NEW, it and its problem's baseline (passed)
+// both carry `rounds`, as many for the kernel as for the baseline. Otherwise (sweep files, files
+// written before `rounds`) it is judged on absolute times, the medians of its own rounds or,
+// without them, of `blocks` equal consecutive blocks, and a note says how many rows and why.
+// The baseline rows are controls, not subjects: shown with their own change on absolute round
+// (or block) medians, never a regression. A control whose estimate moved beyond the threshold
+// gets a note: the machine's state differs between the runs.
+//
+// Per record, with BASE units a and NEW units b (positive: ratios or times):
+//  - a Mann-Whitney U rank test (two-sided; does one tend to be larger than the other?). Ranks
+//    need no normality, and an outlier moves a rank by one, not a mean by a lot;
 //  - the Hodges-Lehmann estimate of the change: the median of all n_a x n_b pairwise log(b_j /
 //    a_i), reported as a relative change exp(.) - 1 (+0.05 = 5% slower), with its
 //    distribution-free confidence interval from the same rank statistic (Moses): order
@@ -16,15 +32,22 @@
 //    significant (p < alpha) and interval above +t                       -> slower
 //    significant and interval below -t                                   -> faster
 //    anything else (straddles +-t, or too noisy to rule a change out)    -> ambiguous
-// A record that passed in BASE but did not pass in NEW (incorrect, crashed, ...) is `failed`.
-// Only `slower` and `failed` are regressions: `compare` exits 1 for them, 0 otherwise.
+// A record that passed in BASE but did not pass in NEW (incorrect, crashed, ...), or whose problem
+// and source NEW lacks altogether (a run that stopped early, a problem dropped), is `failed`.
+// Only a subject's `slower` and `failed` are regressions: `compare` exits 1 for them, else 0.
 //
-// Samples taken back to back are not independent replicates: they share a clock and thermal
-// state. On the lent H100 two runs of the same suite 30 s apart moved cuBLAS 8192^3 by +5% while
-// each run's samples were tight, and a test on raw samples called that a clear regression. So
-// the test and the interval work on the medians of `blocks` (5) consecutive blocks of each
-// record's samples: ktune bench takes its samples in as many alternating rounds, so a block is a
-// round, and drift between rounds becomes part of the noise the verdict must beat.
+// How many rounds. Units are few, so the rank test's floor matters: with every NEW unit above
+// every BASE unit, p is 0.081 for 3 units a side (never significant: such a row is ambiguous,
+// "too few rounds or blocks"), 0.030 for 4, 0.012 for 5, 2e-4 for 10; the 95% interval is
+// infinite for 3 and, for 4, starts at the closest pair of units. So 4 rounds is the floor, but
+// a 5% change is `slower` only when its whole interval clears 3%, and that depends on how much
+// the ratio scatters from round to round (sd): at 1%, 5 rounds a side flag it 63% of the time
+// and 10 rounds 98%; at 2%, 18%, 48% and (20 rounds) 83%. On the H100 the ratio scatters by
+// 0.5-3.6%, mostly 1.5-2%, whether a round holds 10 or 40 samples (the kernel's and cuBLAS's
+// turns drift apart, not their sampling), and a 5% slowdown planted on the second of two
+// default-suite runs of 200 samples was flagged on 1 of 9 problems with 5 rounds, 5 with 10
+// and 7 with 20 (results/h100/gate-r*.json; the others ambiguous, none same). Gate runs want 20
+// rounds; the host tests pin these numbers.
 #pragma once
 
 #include <cstddef>
@@ -65,7 +88,8 @@ struct CompareOptions {
   double threshold = 0.03;  // relative change that matters
   double alpha = 0.05;      // significance level; the interval is at 1 - alpha
   size_t min_samples = 10;  // fewer on either side: ambiguous
-  size_t blocks = 10;       // replication unit: the median of each of this many consecutive blocks
+  size_t blocks = 5;        // without `rounds`: the median of each of this many equal blocks is a
+                            // unit (5: the rounds ktune bench took before it recorded them)
   bool allow_different_devices = false;
 };
 
@@ -80,17 +104,47 @@ struct SampleVerdict {
 // are fewer samples than blocks).
 std::vector<double> block_medians(const std::vector<double>& samples, size_t blocks);
 
-// The statistics and the verdict for two sets of samples of one kernel.
+// The median of each round: `rounds[r]` samples after those of the rounds before. Throws
+// ktune::Error when a round is empty or the rounds do not add up to the samples (a broken file).
+std::vector<double> round_medians(const std::vector<double>& samples, const std::vector<int>& rounds);
+
+// Per round r: the median of `kernel`'s samples of round r over the median of `baseline`'s (its
+// time relative to the baseline's, measured back to back). Throws ktune::Error when the two have
+// different numbers of rounds or either's rounds are broken (round_medians).
+std::vector<double> round_ratios(const CandidateRecord& kernel, const CandidateRecord& baseline);
+
+// The statistics and the verdict for two sets of replication units (per-round ratios, round or
+// block medians) behind `base_samples` and `next_samples` raw samples (min_samples applies to
+// those).
+SampleVerdict judge_units(const std::vector<double>& base_units, const std::vector<double>& next_units,
+                          size_t base_samples, size_t next_samples, const CompareOptions& options);
+
+// judge_units on the medians of options.blocks equal blocks of two sets of raw times.
 SampleVerdict judge(const std::vector<double>& base, const std::vector<double>& next, const CompareOptions& options);
+
+// What a row's units are: per-round ratios to the problem's baseline, or absolute times.
+enum class Basis { ratio, time };
+
+// The source of the record every other record of a problem is measured against.
+inline constexpr const char* kBaselineSource = "cublas";
+inline constexpr const char* kBaselineName = "cuBLAS";
 
 struct Comparison {  // one matched record
   Problem problem;
   std::string source;  // "ktune", "cublas"
   std::string label;   // the parameters ("BLOCK_M=128 ..."), else the kernel name
   std::string new_label;  // set when the configuration differs (a bench file after a new tuning)
-  size_t n_base = 0, n_new = 0;
+  bool control = false;  // the problem's baseline: shown with its change, never a regression
+  Basis basis = Basis::time;
+  size_t n_base = 0, n_new = 0;          // raw samples
+  size_t units_base = 0, units_new = 0;  // what the test saw: rounds or blocks
   double base_median_ms = 0, new_median_ms = 0;
+  // Ratio rows: baseline median / kernel median over all samples, as ratio_vs_reference (> 1:
+  // faster than cuBLAS). 0 for time rows.
+  double base_x = 0, new_x = 0;
   SampleVerdict result;
+
+  std::string kernel() const;  // "ktune BLOCK_M=128 -> BLOCK_M=64"
 };
 
 struct CompareReport {
@@ -103,13 +157,16 @@ struct CompareReport {
   std::string base_name, new_name;  // how the files are called in the output
   RunInfo base_info, new_info;
 
-  size_t count(Verdict v) const;
+  size_t count(Verdict v) const;  // subjects only: controls have no say
+  size_t controls() const;
   bool regression() const { return count(Verdict::slower) + count(Verdict::failed) > 0; }
 };
 
 // Matches records by problem + source + kernel name + parameters. A problem whose source has
 // exactly one unmatched record on each side (bench files after a re-tuning picked another
-// configuration) pairs those two, so ktune's best is still compared with ktune's best.
+// configuration) pairs those two, so ktune's best is still compared with ktune's best. Passed,
+// unpruned BASE records whose problem and source have no record in NEW are `failed` rows;
+// other unmatched records are only counted. Judges as the comment at the top says.
 // Throws ConfigError when the devices differ (name, compute capability or SM count) unless
 // options.allow_different_devices; a different driver is only a note.
 CompareReport compare_results(const RunInfo& base_info, const std::vector<ProblemResult>& base,
@@ -119,8 +176,8 @@ CompareReport compare_results(const RunInfo& base_info, const std::vector<Proble
 // A fixed-width table for the terminal, one row per comparison, and a summary line.
 std::string compare_table(const CompareReport& report);
 
-// Markdown for a CI job summary ($GITHUB_STEP_SUMMARY): the verdict counts first, then the rows
-// that are not `same`, then the `same` ones folded away.
+// Markdown for a CI job summary ($GITHUB_STEP_SUMMARY): the verdict counts first, then the
+// subjects that are not `same`, then the `same` ones and the controls folded away.
 std::string compare_markdown(const CompareReport& report);
 
 }  // namespace ktune

@@ -1,7 +1,9 @@
 // `ktune compare BASE.json NEW.json`: the CI gate. Matches the records of two results files and
-// judges each from its raw samples (bench/compare.hpp); prints a table, writes a markdown summary
-// with --markdown (a CI job's $GITHUB_STEP_SUMMARY), and exits 1 when a kernel clearly got slower
-// than --threshold or stopped passing, 0 otherwise, 2 for files from different devices.
+// judges each kernel by its per-round ratio to cuBLAS, or on absolute times where the files have
+// no rounds (bench/compare.hpp); prints a table, writes a markdown summary with --markdown (a CI
+// job's $GITHUB_STEP_SUMMARY), and exits 1 when a kernel clearly got slower than --threshold,
+// stopped passing or is missing from NEW, 0 otherwise (cuBLAS rows are controls and never
+// count), 2 for bad input such as files from different devices.
 #include <fmt/format.h>
 
 #include <fstream>
@@ -19,12 +21,12 @@ void setup_compare(CLI::App& app, int& exit_code) {
     double threshold_percent = 3;
     double alpha = 0.05;
     size_t min_samples = 10;
-    size_t blocks = 10;
+    size_t blocks = 5;
     bool allow_different_devices = false;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
-      "compare", "compare two results files kernel by kernel from their raw samples; exit 1 on a clear regression");
+      "compare", "compare two results files kernel by kernel, by per-round ratios to cuBLAS; exit 1 on a regression");
   cmd->add_option("base", opts->base, "the baseline results JSON")->required();
   cmd->add_option("new", opts->next, "the results JSON to judge")->required();
   cmd->add_option("--threshold", opts->threshold_percent, "percent change that counts as a regression")
@@ -34,7 +36,8 @@ void setup_compare(CLI::App& app, int& exit_code) {
   cmd->add_option("--min-samples", opts->min_samples, "fewer samples on either side: ambiguous")
       ->capture_default_str();
   cmd->add_option("--blocks", opts->blocks,
-                  "test the medians of this many consecutive blocks of samples (bench's rounds), not raw samples")
+                  "records without rounds (sweep files, older bench files): test the medians of this many equal "
+                  "blocks of samples (5: the rounds bench took by default)")
       ->capture_default_str();
   cmd->add_flag("--allow-different-devices", opts->allow_different_devices,
                 "compare files from different GPUs (else an error)");

@@ -1,7 +1,12 @@
 // Regression gating: the rank test against scipy, the Hodges-Lehmann interval against hand
-// computations, the verdict rules, and `ktune compare` on the committed H100 results (real
-// samples): the file against itself is all `same` (exit 0), a planted 5% slowdown is `slower`
-// (exit 1), noise that changes nothing is no failure, different devices are an error (exit 2).
+// computations, the verdict rules, the per-round units and how many rounds a verdict needs;
+// bench files measured in rounds with seeded noise, drawn independently for BASE and NEW: drift
+// that moves cuBLAS and ktune alike is no regression, a real 5% slowdown under that drift is,
+// unchanged kernels never are, a problem missing from NEW fails, files without rounds fall back
+// to absolute times; `ktune compare` on the committed H100 results (real samples; bench runs in
+// 5, 10 and 20 rounds with a slowdown planted) and its exit codes (0 no regression, 1
+// regression, 2 bad input).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -156,7 +161,105 @@ TEST(Judge, ThresholdDecides) {
   EXPECT_EQ(judge(base, slower, o).verdict, Verdict::same);
 }
 
-// ---- on the committed H100 file
+
+// ---- replication units: rounds and their ratios
+
+TEST(RoundUnits, MediansFollowTheRounds) {
+  // Rounds of 3, 2 and 1 samples; equal blocks would mix the rounds.
+  const std::vector<double> samples = {1, 2, 30, 10, 20, 5};
+  EXPECT_EQ(round_medians(samples, {3, 2, 1}), (std::vector<double>{2, 15, 5}));
+  EXPECT_THROW(round_medians(samples, {3, 2}), Error);        // a sample left over
+  EXPECT_THROW(round_medians(samples, {3, 2, 2}), Error);     // more rounds than samples
+  EXPECT_THROW(round_medians(samples, {3, 0, 2, 1}), Error);  // an empty round
+}
+
+TEST(RoundUnits, RatiosPairEachRoundWithTheBaselinesSameRound) {
+  CandidateRecord kernel, baseline;
+  kernel.samples_ms = {2, 2.2, 2, 9, 9, 9.2};  // round 2 ran on slow clocks...
+  kernel.rounds = {3, 3};
+  baseline.samples_ms = {1, 1.1, 0.9, 1, 4.5, 4.4, 4.6, 4.5};  // ...and so did the baseline's
+  baseline.rounds = {4, 4};
+  const std::vector<double> ratios = round_ratios(kernel, baseline);
+  ASSERT_EQ(ratios.size(), 2u);
+  EXPECT_DOUBLE_EQ(ratios[0], 2.0 / 1.0);
+  EXPECT_DOUBLE_EQ(ratios[1], 9.0 / 4.5);
+  baseline.rounds = {2, 2, 4};
+  EXPECT_THROW(round_ratios(kernel, baseline), Error);  // 2 rounds against 3
+}
+
+// ---- how many rounds a verdict needs
+
+TEST(MinimumRounds, TheRankTestsFloorRulesOutThreeRounds) {
+  // Every NEW unit above every BASE unit: the most significant data n units a side can give.
+  auto separated = [](size_t n) {
+    std::vector<double> base, next;
+    for (size_t i = 0; i < n; ++i) {
+      base.push_back(1 + 0.001 * static_cast<double>(i));
+      next.push_back(1.1 + 0.001 * static_cast<double>(i));
+    }
+    return std::pair{base, next};
+  };
+  const auto [b3, n3] = separated(3);
+  const auto [b4, n4] = separated(4);
+  const auto [b5, n5] = separated(5);
+  EXPECT_NEAR(mann_whitney_u(b3, n3).p_value, 0.0808556, 1e-6);  // never below 0.05
+  EXPECT_NEAR(mann_whitney_u(b4, n4).p_value, 0.0303828, 1e-6);
+  EXPECT_NEAR(mann_whitney_u(b5, n5).p_value, 0.0121858, 1e-6);
+  EXPECT_TRUE(std::isinf(relative_change(b3, n3, 0.95).lo));
+  for (const auto& [b, n] : {std::pair{b4, n4}, std::pair{b5, n5}}) {
+    const ChangeEstimate c = relative_change(b, n, 0.95);
+    EXPECT_TRUE(std::isfinite(c.lo) && std::isfinite(c.hi));
+    EXPECT_GT(c.lo, 0.03);
+  }
+  const CompareOptions o;
+  const SampleVerdict three = judge_units(b3, n3, 100, 100, o);
+  EXPECT_EQ(three.verdict, Verdict::ambiguous);
+  EXPECT_NE(three.why.find("too few rounds or blocks (3 / 3)"), std::string::npos) << three.why;
+  EXPECT_EQ(judge_units(b5, n5, 100, 100, o).verdict, Verdict::slower);
+}
+
+// How often a 5% change of the ratio is flagged when each round's ratio scatters by `sd`
+// (relative): the numbers compare.hpp and the README give.
+double flagged_share(size_t rounds, double sd, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> scatter(0, sd);
+  const CompareOptions o;
+  const int trials = 400;
+  int flagged = 0;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<double> base, next;
+    for (size_t r = 0; r < rounds; ++r) {
+      base.push_back(1 + scatter(rng));
+      next.push_back(1.05 * (1 + scatter(rng)));
+    }
+    flagged += judge_units(base, next, 100, 100, o).verdict == Verdict::slower;
+  }
+  return static_cast<double>(flagged) / trials;
+}
+
+TEST(MinimumRounds, AFivePercentChangeNeedsRoundsOrQuietRatios) {
+  EXPECT_EQ(flagged_share(3, 0.005, 1), 0);    // never, however quiet
+  EXPECT_GT(flagged_share(5, 0.005, 2), 0.95);  // 5 rounds: only when the ratio scatters ~0.5%
+  const double five = flagged_share(5, 0.01, 3), ten = flagged_share(10, 0.01, 4);
+  EXPECT_GT(five, 0.5);  // ~63%
+  EXPECT_LT(five, 0.8);
+  EXPECT_GT(ten, 0.95);  // ~98%
+  // 2%, as most problems of the default suite scatter on the H100: rounds decide.
+  const double five_h100 = flagged_share(5, 0.02, 5), ten_h100 = flagged_share(10, 0.02, 6),
+               twenty_h100 = flagged_share(20, 0.02, 7);
+  EXPECT_LT(five_h100, 0.3);  // ~18%
+  EXPECT_GT(ten_h100, 0.35);  // ~48%
+  EXPECT_LT(ten_h100, 0.6);
+  EXPECT_GT(twenty_h100, 0.7);  // ~83%
+}
+
+// ---- on the committed H100 files
+
+size_t notes_with(const CompareReport& report, const std::string& text) {
+  return static_cast<size_t>(std::count_if(report.notes.begin(), report.notes.end(),
+                                           [&](const std::string& n) { return n.find(text) != std::string::npos; }));
+}
+
 
 struct H100 {
   RunInfo info;
@@ -198,11 +301,19 @@ TEST(CompareH100, FileAgainstItselfIsSameOrTooNoisyToTell) {
   ASSERT_GT(comparable_records(d.results), 20u);
   const CompareReport report = compare_results(d.info, d.results, d.info, d.results, {});
   EXPECT_EQ(report.rows.size(), comparable_records(d.results));
+  EXPECT_EQ(report.controls(), 1u);
+  const size_t subjects = report.rows.size() - 1;
   // A record whose blocks of samples spread by more than the threshold cannot be called `same`
-  // within it even against itself: it is ambiguous, never a verdict either way.
-  EXPECT_GE(report.count(Verdict::same), report.rows.size() * 9 / 10);
-  EXPECT_EQ(report.count(Verdict::same) + report.count(Verdict::ambiguous), report.rows.size());
+  // within it even against itself: it is ambiguous, never a verdict either way. (5 blocks, as
+  // the 5 rounds bench took, leave wider intervals than the 10 half-rounds did before.)
+  EXPECT_GE(report.count(Verdict::same), subjects * 8 / 10);
+  EXPECT_EQ(report.count(Verdict::same) + report.count(Verdict::ambiguous), subjects);
+  EXPECT_TRUE(row_of(report, "cublas")->control);
   EXPECT_EQ(row_of(report, "cublas")->result.verdict, Verdict::same);
+  // A sweep file has no rounds: every kernel is judged on absolute times, and the report says so.
+  ASSERT_EQ(report.notes.size(), 1u);
+  EXPECT_EQ(report.notes[0],
+            fmt::format("BASE and NEW have no round structure: {} rows judged on absolute times", subjects));
   EXPECT_FALSE(report.regression());
   EXPECT_EQ(report.only_in_base, 0u);
   EXPECT_EQ(report.only_in_new, 0u);
@@ -238,7 +349,9 @@ TEST(CompareH100, ReferenceMeasuredTwiceIsNotARegression) {
   EXPECT_FALSE(report.regression());
 }
 
-TEST(CompareH100, PlantedFivePercentSlowdownIsFlagged) {
+TEST(CompareH100, ReferenceThatMovesIsAControlNotARegression) {
+  // cuBLAS 5% slower in NEW and nothing else changed: a change to ktune cannot do that, the
+  // machine did. The control shows it; the gate passes.
   const H100& d = h100();
   const auto slowed = transformed([](CandidateRecord& rec) {
     if (rec.source == "cublas")
@@ -247,21 +360,59 @@ TEST(CompareH100, PlantedFivePercentSlowdownIsFlagged) {
   const CompareReport report = compare_results(d.info, d.results, d.info, slowed, {});
   const Comparison* ref = row_of(report, "cublas");
   ASSERT_NE(ref, nullptr);
-  EXPECT_EQ(ref->result.verdict, Verdict::slower) << ref->result.why;
+  EXPECT_TRUE(ref->control);
   EXPECT_NEAR(ref->result.change.estimate, 0.05, 1e-9);
-  EXPECT_LT(ref->result.test.p_value, 1e-3);  // 10 blocks a side: the rank test's floor is ~1.6e-4
-  EXPECT_TRUE(report.regression());
-  EXPECT_EQ(report.count(Verdict::slower), 1u);
-  EXPECT_EQ(report.count(Verdict::faster), 0u);
+  EXPECT_FALSE(report.regression());
+  EXPECT_EQ(report.count(Verdict::slower), 0u);
+  EXPECT_NE(report.notes.back().find("cuBLAS moved +5.0% between runs"), std::string::npos) << report.notes.back();
+}
 
-  // Every kernel 5% slower: most are flagged; none is called faster or same.
-  const auto all_slowed = transformed([](CandidateRecord& rec) {
-    for (double& s : rec.samples_ms) s *= 1.05;
-  });
-  const CompareReport all = compare_results(d.info, d.results, d.info, all_slowed, {});
-  EXPECT_GT(all.count(Verdict::slower), all.rows.size() / 2);
-  EXPECT_EQ(all.count(Verdict::faster), 0u);
-  EXPECT_EQ(all.count(Verdict::same), 0u);
+// The default suite benched twice in a row at each of 5, 10 and 20 rounds on the H100
+// (results/h100/gate-r{5,10,20}{a,b}.json: 200 samples per kernel, `rounds` recorded): real
+// samples, real drift between runs and between the turns of a round.
+struct RunPair {
+  RunInfo base_info, new_info;
+  std::vector<ProblemResult> base, next;
+};
+
+RunPair gate_runs(int rounds, double ktune_factor_in_new) {
+  RunPair d;
+  const std::string stem = std::string(KTUNE_SOURCE_DIR) + "/results/h100/gate-r" + std::to_string(rounds);
+  d.base = read_results(stem + "a.json", &d.base_info);
+  d.next = read_results(stem + "b.json", &d.new_info);
+  for (ProblemResult& r : d.next)
+    for (CandidateRecord& rec : r.records)
+      if (rec.source == "ktune")
+        for (double& s : rec.samples_ms) s *= ktune_factor_in_new;
+  return d;
+}
+
+TEST(CompareH100, RunsInRoundsAreNoRegressionAndMoreRoundsCatchAPlantedSlowdown) {
+  std::vector<size_t> caught;
+  for (int rounds : {5, 10, 20}) {
+    const RunPair same = gate_runs(rounds, 1.0);
+    const CompareReport rerun = compare_results(same.base_info, same.base, same.new_info, same.next, {});
+    ASSERT_EQ(rerun.rows.size(), 18u) << rounds;
+    EXPECT_FALSE(rerun.regression()) << rounds << " rounds\n" << compare_table(rerun);
+    EXPECT_EQ(rerun.count(Verdict::faster), 0u);
+    for (const Comparison& c : rerun.rows) {
+      EXPECT_EQ(c.basis, c.control ? Basis::time : Basis::ratio) << c.problem.describe();
+      if (!c.control) {
+        EXPECT_EQ(c.units_base, static_cast<size_t>(rounds));
+      }
+    }
+    if (rounds == 10) {  // the gate before the ratios called this pair a regression
+      EXPECT_EQ(notes_with(rerun, "gemm 4096x4096x4096 fp16 rr: cuBLAS moved +5.2% between runs"), 1u);
+    }
+
+    // ktune 5% slower on top of the second run's own noise: never same or faster; flagged where
+    // the interval clears 3%, which takes rounds (compare.hpp, "How many rounds").
+    const RunPair slowed = gate_runs(rounds, 1.05);
+    const CompareReport planted = compare_results(slowed.base_info, slowed.base, slowed.new_info, slowed.next, {});
+    EXPECT_EQ(planted.count(Verdict::same) + planted.count(Verdict::faster), 0u) << rounds;
+    caught.push_back(planted.count(Verdict::slower));
+  }
+  EXPECT_EQ(caught, (std::vector<size_t>{1, 5, 7}));  // of 9: the numbers compare.hpp and README quote
 }
 
 TEST(CompareH100, NoisyButUnchangedIsNotAFailure) {
@@ -287,16 +438,25 @@ TEST(CompareH100, NoisyButUnchangedIsNotAFailure) {
 TEST(CompareH100, KernelThatStopsPassingIsAFailure) {
   const H100& d = h100();
   const auto broken = transformed([](CandidateRecord& rec) {
-    if (rec.source != "cublas") return;
+    if (rec.source != "ktune") return;
     rec.disposition = Disposition::incorrect;
     rec.reason = "max abs error 0.5";
   });
   const CompareReport report = compare_results(d.info, d.results, d.info, broken, {});
-  const Comparison* ref = row_of(report, "cublas");
-  ASSERT_NE(ref, nullptr);
-  EXPECT_EQ(ref->result.verdict, Verdict::failed);
-  EXPECT_NE(ref->result.why.find("incorrect"), std::string::npos);
+  const Comparison* kernel = row_of(report, "ktune");
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_EQ(kernel->result.verdict, Verdict::failed);
+  EXPECT_NE(kernel->result.why.find("incorrect"), std::string::npos);
+  EXPECT_EQ(report.count(Verdict::failed), report.rows.size() - 1);  // every kernel but the control
   EXPECT_TRUE(report.regression());
+
+  // cuBLAS failing is shown, but a change to ktune did not do it: no regression by itself.
+  const auto reference_broken = transformed([](CandidateRecord& rec) {
+    if (rec.source == "cublas") rec.disposition = Disposition::incorrect;
+  });
+  const CompareReport control = compare_results(d.info, d.results, d.info, reference_broken, {});
+  EXPECT_EQ(row_of(control, "cublas")->result.verdict, Verdict::failed);
+  EXPECT_FALSE(control.regression());
 }
 
 TEST(CompareH100, DifferentDevicesAreAnErrorUnlessAllowed) {
@@ -327,21 +487,23 @@ CandidateRecord timed(const std::string& source, Bindings params, std::vector<do
   return rec;
 }
 
-ProblemResult bench_problem(int m, Bindings params, double ktune_ms, double cublas_ms) {
+// A bench problem without rounds (as bench wrote before it recorded them); `seed` apart for
+// BASE and NEW, so that no comparison sees the same noise twice.
+ProblemResult bench_problem(int m, Bindings params, double ktune_ms, double cublas_ms, uint32_t seed) {
   ProblemResult r;
   r.problem = Problem{"gemm", {{"M", m}, {"N", m}, {"K", m}}, "fp16", "rr"};
-  r.records.push_back(timed("cublas", {}, noisy(cublas_ms, 0.005, 60, m)));
-  r.records.push_back(timed("ktune", std::move(params), noisy(ktune_ms, 0.005, 60, m + 1)));
+  r.records.push_back(timed("cublas", {}, noisy(cublas_ms, 0.005, 60, seed)));
+  r.records.push_back(timed("ktune", std::move(params), noisy(ktune_ms, 0.005, 60, seed + 1)));
   return r;
 }
 
 TEST(CompareMatching, ReTunedConfigurationIsStillComparedWithTheBest) {
   RunInfo info;
   info.device.name = "GPU";
-  const std::vector<ProblemResult> base = {bench_problem(2048, {{"BLOCK_M", 128}}, 1.0, 1.0),
-                                           bench_problem(4096, {{"BLOCK_M", 128}}, 2.0, 2.0)};
-  const std::vector<ProblemResult> next = {bench_problem(2048, {{"BLOCK_M", 128}}, 1.0, 1.0),
-                                           bench_problem(4096, {{"BLOCK_M", 64}}, 2.2, 2.0)};
+  const std::vector<ProblemResult> base = {bench_problem(2048, {{"BLOCK_M", 128}}, 1.0, 1.0, 1),
+                                           bench_problem(4096, {{"BLOCK_M", 128}}, 2.0, 2.0, 3)};
+  const std::vector<ProblemResult> next = {bench_problem(2048, {{"BLOCK_M", 128}}, 1.0, 1.0, 5),
+                                           bench_problem(4096, {{"BLOCK_M", 64}}, 2.2, 2.0, 7)};
   const CompareReport report = compare_results(info, base, info, next, {});
   ASSERT_EQ(report.rows.size(), 4u);
   EXPECT_EQ(report.only_in_base + report.only_in_new, 0u);
@@ -353,35 +515,202 @@ TEST(CompareMatching, ReTunedConfigurationIsStillComparedWithTheBest) {
   EXPECT_TRUE(report.rows[2].new_label.empty());  // cuBLAS matched exactly
 }
 
-TEST(CompareMatching, UnmatchedProblemsAreCountedNotFailed) {
+// ---- bench files measured in rounds: synthetic, with seeded noise drawn apart for BASE and NEW
+
+// The state of the machine during one run. Each round, kernel and cuBLAS run back to back on the
+// same clocks: one drift factor, uniform in ±drift, moves both; every sample then has its own
+// noise.
+struct Machine {
+  double speed = 1;     // 1.05: everything 5% slower than in the other run
+  double drift = 0.03;  // between rounds
+  double noise = 0.01;  // within a round, per sample (relative sd)
+};
+
+// Nine problems with cuBLAS and ktune times (ms) in the range of the default suite on the H100.
+const std::vector<std::pair<double, double>> kSuite = {{0.0285, 0.0351}, {0.208, 0.239}, {1.67, 1.76},
+                                                       {0.0796, 0.100},  {0.0316, 0.0359}, {0.904, 2.71},
+                                                       {0.200, 0.231},   {0.375, 0.849},  {0.212, 0.237}};
+
+// What `ktune bench` writes for kSuite: per problem a cuBLAS and a ktune record, both in `rounds`
+// rounds of `per_round` samples; ktune's times scaled by `ktune_factor` (1.05: a real slowdown).
+std::vector<ProblemResult> bench_run(const Machine& machine, double ktune_factor, int rounds, int per_round,
+                                     uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> drift(-machine.drift, machine.drift);
+  std::normal_distribution<double> noise(0, machine.noise);
+  std::vector<ProblemResult> run;
+  for (size_t i = 0; i < kSuite.size(); ++i) {
+    const int m = 1024 * static_cast<int>(i + 1);
+    ProblemResult r;
+    r.problem = Problem{"gemm", {{"M", m}, {"N", m}, {"K", m}}, "fp16", "rr"};
+    CandidateRecord cublas = timed("cublas", {}, {}), ktune = timed("ktune", {{"BLOCK_M", 128}}, {});
+    for (int round = 0; round < rounds; ++round) {
+      const double clocks = machine.speed * (1 + drift(rng));
+      for (int s = 0; s < per_round; ++s) {
+        cublas.samples_ms.push_back(kSuite[i].first * clocks * (1 + noise(rng)));
+        ktune.samples_ms.push_back(kSuite[i].second * ktune_factor * clocks * (1 + noise(rng)));
+      }
+    }
+    cublas.rounds.assign(static_cast<size_t>(rounds), per_round);
+    ktune.rounds = cublas.rounds;
+    r.records = {std::move(cublas), std::move(ktune)};
+    run.push_back(std::move(r));
+  }
+  return run;
+}
+
+RunInfo bench_info() {
   RunInfo info;
-  const std::vector<ProblemResult> base = {bench_problem(2048, {{"BLOCK_M", 128}}, 1.0, 1.0)};
-  const std::vector<ProblemResult> next = {bench_problem(1024, {{"BLOCK_M", 128}}, 1.0, 1.0)};
-  const CompareReport report = compare_results(info, base, info, next, {});
-  EXPECT_TRUE(report.rows.empty());
-  EXPECT_EQ(report.only_in_base, 2u);
-  EXPECT_EQ(report.only_in_new, 2u);
+  info.device.name = "NVIDIA H100 80GB HBM3";
+  info.command = "ktune bench suites/default.json --rounds 10";
+  return info;
+}
+
+TEST(CompareRounds, DriftThatMovesKernelAndCublasAlikeIsNoRegression) {
+  // NEW ran on a machine 5% slower in every round (clocks, temperature, a neighbour's job).
+  const auto base = bench_run({}, 1.0, 10, 10, 101);
+  const auto next = bench_run({.speed = 1.05}, 1.0, 10, 10, 202);
+  const CompareReport report = compare_results(bench_info(), base, bench_info(), next, {});
+  ASSERT_EQ(report.rows.size(), 18u);
+  size_t moved = 0;  // controls whose estimate left ±3%: each gets a note
+  for (const Comparison& c : report.rows) {
+    if (c.control) {
+      EXPECT_EQ(c.source, "cublas");
+      EXPECT_GT(c.result.change.estimate, 0.02) << c.problem.describe();  // it did move
+      moved += c.result.change.estimate > 0.03;
+    } else {
+      EXPECT_EQ(c.basis, Basis::ratio);
+      EXPECT_EQ(c.result.verdict, Verdict::same) << c.problem.describe() << ": " << c.result.why;
+      EXPECT_NEAR(c.new_x / c.base_x, 1, 0.02);
+    }
+  }
   EXPECT_FALSE(report.regression());
+  EXPECT_GE(moved, 7u);
+  EXPECT_EQ(notes_with(report, "cuBLAS moved +"), moved);
+  EXPECT_EQ(notes_with(report, "ratios cancel it"), moved);
+
+  // The same files judged on absolute times (their rounds dropped) blame ktune for the machine.
+  auto without_rounds = [](std::vector<ProblemResult> run) {
+    for (ProblemResult& r : run)
+      for (CandidateRecord& rec : r.records) rec.rounds.clear();
+    return run;
+  };
+  const CompareReport timed_report =
+      compare_results(bench_info(), without_rounds(base), bench_info(), without_rounds(next), {});
+  EXPECT_GT(timed_report.count(Verdict::slower), 0u);
+  EXPECT_EQ(notes_with(timed_report, "BASE and NEW have no round structure: 9 rows judged on absolute times"), 1u);
+}
+
+TEST(CompareRounds, RealSlowdownUnderDriftIsFlagged) {
+  // ktune 5% slower; ±3% drift between rounds and 1% noise within them, in both runs.
+  for (const auto& [rounds, per_round] : {std::pair{10, 10}, std::pair{5, 20}}) {
+    const auto base = bench_run({}, 1.0, rounds, per_round, 303);
+    const auto next = bench_run({}, 1.05, rounds, per_round, 404);
+    const CompareReport report = compare_results(bench_info(), base, bench_info(), next, {});
+    EXPECT_EQ(report.count(Verdict::slower), 9u) << rounds << " rounds\n" << compare_table(report);
+    for (const Comparison& c : report.rows) {
+      if (c.control) continue;
+      EXPECT_EQ(c.units_base, static_cast<size_t>(rounds));
+      EXPECT_NEAR(c.result.change.estimate, 0.05, 0.01);
+      EXPECT_NEAR(c.base_x / c.new_x, 1.05, 0.02);
+    }
+    EXPECT_TRUE(report.regression());
+  }
+}
+
+TEST(CompareRounds, UnchangedKernelsAreNeverSlower) {
+  // The same distributions, drawn with different seeds: 20 pairs of runs.
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    const auto base = bench_run({}, 1.0, 10, 10, seed);
+    const auto next = bench_run({}, 1.0, 10, 10, seed + 1000);
+    const CompareReport report = compare_results(bench_info(), base, bench_info(), next, {});
+    EXPECT_EQ(report.count(Verdict::slower) + report.count(Verdict::faster), 0u) << "seed " << seed;
+    EXPECT_GE(report.count(Verdict::same), 8u) << "seed " << seed << "\n" << compare_table(report);
+    EXPECT_FALSE(report.regression());
+  }
+}
+
+TEST(CompareRounds, ProblemMissingFromNewIsAFailure) {
+  const auto base = bench_run({}, 1.0, 10, 10, 505);
+  auto next = bench_run({}, 1.0, 10, 10, 606);
+  next.erase(next.begin() + 2);                 // a run that lost a problem
+  next[4].records.pop_back();                   // and another problem's ktune record
+  const CompareReport report = compare_results(bench_info(), base, bench_info(), next, {});
+  EXPECT_EQ(report.count(Verdict::failed), 2u);
+  for (const Comparison& c : report.rows) {
+    if (c.result.verdict == Verdict::failed) {
+      EXPECT_EQ(c.result.why, "missing from NEW");
+    }
+  }
+  EXPECT_TRUE(report.rows[4].control);  // the lost problem's cuBLAS: shown failed, no say
+  EXPECT_EQ(report.rows[4].result.verdict, Verdict::failed);
+  EXPECT_EQ(report.rows[5].result.verdict, Verdict::failed);
+  EXPECT_TRUE(report.regression());
+  EXPECT_NE(compare_table(report).find("missing from NEW"), std::string::npos);
+
+  // A problem that only NEW has is counted, not judged.
+  auto extra = bench_run({}, 1.0, 10, 10, 707);
+  extra.push_back(bench_problem(99, {{"BLOCK_M", 64}}, 1.0, 1.0, 9));
+  EXPECT_EQ(compare_results(bench_info(), base, bench_info(), extra, {}).only_in_new, 2u);
+}
+
+TEST(CompareRounds, FilesWithoutRoundsFallBackToAbsoluteTimes) {
+  const auto with_rounds = bench_run({}, 1.0, 10, 10, 808);
+  auto without = with_rounds;
+  for (ProblemResult& r : without)
+    for (CandidateRecord& rec : r.records) rec.rounds.clear();
+  const CompareReport old_base = compare_results(bench_info(), without, bench_info(), with_rounds, {});
+  ASSERT_EQ(old_base.notes.size(), 1u);
+  EXPECT_EQ(old_base.notes[0], "BASE has no round structure: 9 rows judged on absolute times");
+  for (const Comparison& c : old_base.rows) {
+    EXPECT_EQ(c.basis, Basis::time);
+    EXPECT_EQ(c.units_base, 5u);  // --blocks equal blocks
+    EXPECT_EQ(c.units_new, 10u);  // NEW's own rounds
+    EXPECT_EQ(c.base_x, 0);
+  }
+  const CompareReport old_new = compare_results(bench_info(), with_rounds, bench_info(), without, {});
+  EXPECT_EQ(notes_with(old_new, "NEW has no round structure: 9 rows"), 1u);
+
+  // Rounds that do not pair up, or a baseline that did not pass: those problems fall back alone.
+  auto odd = with_rounds;
+  odd[0].records[1].rounds = std::vector<int>(5, 20);  // ktune in 5 rounds, cuBLAS in 10
+  odd[1].records[0].disposition = Disposition::incorrect;
+  const CompareReport mixed = compare_results(bench_info(), with_rounds, bench_info(), odd, {});
+  EXPECT_EQ(notes_with(mixed, "NEW's kernel and baseline took different numbers of rounds: 1 row judged"), 1u);
+  EXPECT_EQ(notes_with(mixed, "NEW's cuBLAS baseline did not pass: 1 row judged"), 1u);
+  EXPECT_EQ(mixed.rows[1].basis, Basis::time);
+  EXPECT_EQ(mixed.rows[5].basis, Basis::ratio);
+  EXPECT_FALSE(mixed.regression());  // the failed cuBLAS is a control
+
+  // Rounds that do not add up to the samples: a broken file, not a verdict.
+  auto broken = with_rounds;
+  broken[0].records[1].rounds.back() += 1;
+  EXPECT_THROW(compare_results(bench_info(), with_rounds, bench_info(), broken, {}), ConfigError);
 }
 
 TEST(CompareMarkdown, SummaryFitsAJobSummary) {
-  RunInfo info;
-  info.device.name = "NVIDIA H100 80GB HBM3";
-  info.command = "ktune bench suites/default.json";
-  const std::vector<ProblemResult> base = {bench_problem(2048, {{"BLOCK_M", 128}}, 1.0, 1.0)};
-  const std::vector<ProblemResult> next = {bench_problem(2048, {{"BLOCK_M", 128}}, 1.1, 1.0)};
+  RunInfo info = bench_info();
+  const std::vector<ProblemResult> base = {bench_run({}, 1.0, 10, 10, 11)[0]};
+  const std::vector<ProblemResult> next = {bench_run({}, 1.1, 10, 10, 12)[0]};
   CompareReport report = compare_results(info, base, info, next, {});
   report.base_name = "base.json";
   report.new_name = "new.json";
   const std::string md = compare_markdown(report);
   EXPECT_EQ(md.rfind("## ktune compare: **regression**", 0), 0u) << md;
-  EXPECT_NE(md.find("1 slower, 0 failed, 0 faster, 1 same"), std::string::npos) << md;
-  EXPECT_NE(md.find("| **slower** | gemm 2048x2048x2048 fp16 rr | ktune BLOCK_M=128 |"), std::string::npos) << md;
-  EXPECT_NE(md.find("<details><summary>1 same</summary>"), std::string::npos) << md;
+  EXPECT_NE(md.find("1 slower, 0 failed, 0 faster, 0 same, 0 ambiguous; 1 cuBLAS control"), std::string::npos) << md;
+  EXPECT_NE(md.find("| **slower** | gemm 1024x1024x1024 fp16 rr | ktune BLOCK_M=128 | ratio |"), std::string::npos)
+      << md;
+  const Comparison& kernel = report.rows[1];
+  EXPECT_NEAR(kernel.base_x, 0.0285 / 0.0351, 0.01);  // cuBLAS median / ktune median
+  EXPECT_NEAR(kernel.new_x, 0.0285 / (0.0351 * 1.1), 0.01);
+  EXPECT_NE(md.find(fmt::format("| {:.3f}x | {:.3f}x |", kernel.base_x, kernel.new_x)), std::string::npos) << md;
+  EXPECT_NE(md.find("<details><summary>1 cuBLAS control (never a regression)</summary>"), std::string::npos) << md;
+  EXPECT_NE(md.find("| BASE x cuBLAS | NEW x cuBLAS |"), std::string::npos) << md;
   EXPECT_NE(md.find("`base.json`"), std::string::npos);
   const std::string table = compare_table(report);
   EXPECT_NE(table.find("REGRESSION"), std::string::npos) << table;
   EXPECT_NE(table.find("slower by more than 3%"), std::string::npos) << table;
+  EXPECT_NE(table.find("control "), std::string::npos) << table;
 }
 
 // ---- the command: exit codes on files written as a run writes them
@@ -409,26 +738,39 @@ class CompareCommand : public ::testing::Test {
 
 TEST_F(CompareCommand, ExitCodes) {
   const H100& d = h100();
-  const std::string base = kH100File.string();
+  const std::string h100_file = kH100File.string();
   const std::string md = (dir_ / "summary.md").string();
-  EXPECT_EQ(run_ktune("compare " + base + " " + base + " --markdown " + md), 0);
+  EXPECT_EQ(run_ktune("compare " + h100_file + " " + h100_file + " --markdown " + md), 0);
   EXPECT_NE(read_file(md).find("## ktune compare: no regression"), std::string::npos);
 
-  const std::string slowed = write("slowed", d.info, transformed([](CandidateRecord& rec) {
-                                     if (rec.source == "cublas")
-                                       for (double& s : rec.samples_ms) s *= 1.05;
-                                   }));
+  // cuBLAS slower and nothing else: the control moved, no kernel did.
+  const std::string reference_slowed = write("reference-slowed", d.info, transformed([](CandidateRecord& rec) {
+                                               if (rec.source == "cublas")
+                                                 for (double& s : rec.samples_ms) s *= 1.05;
+                                             }));
+  EXPECT_EQ(run_ktune("compare " + h100_file + " " + reference_slowed), 0);
+
+  // Bench files in rounds, written and read back as a run does (the rounds survive the JSON).
+  const RunInfo info = bench_info();
+  const std::string base = write("base", info, bench_run({}, 1.0, 10, 10, 21));
+  const std::string drifted = write("drifted", info, bench_run({.speed = 1.05}, 1.0, 10, 10, 22));
+  const std::string slowed = write("slowed", info, bench_run({}, 1.05, 10, 10, 23));
+  auto partial = bench_run({}, 1.0, 10, 10, 24);
+  partial.pop_back();
+  const std::string stopped_early = write("stopped-early", info, partial);
+  EXPECT_EQ(run_ktune("compare " + base + " " + drifted), 0);
   EXPECT_EQ(run_ktune("compare " + base + " " + slowed + " --markdown " + md), 1);
   EXPECT_NE(read_file(md).find("## ktune compare: **regression**"), std::string::npos);  // appended
   EXPECT_NE(read_file(md).find("## ktune compare: no regression"), std::string::npos);
   EXPECT_EQ(run_ktune("compare " + base + " " + slowed + " --threshold 10"), 0);
+  EXPECT_EQ(run_ktune("compare " + base + " " + stopped_early), 1);
 
   RunInfo other = d.info;
   other.device.name = "NVIDIA A100-SXM4-80GB";
   const std::string elsewhere = write("elsewhere", other, d.results);
-  EXPECT_EQ(run_ktune("compare " + base + " " + elsewhere), 2);
-  EXPECT_EQ(run_ktune("compare " + base + " " + elsewhere + " --allow-different-devices"), 0);
-  EXPECT_EQ(run_ktune("compare " + base + " " + (dir_ / "missing.json").string()), 2);
+  EXPECT_EQ(run_ktune("compare " + h100_file + " " + elsewhere), 2);
+  EXPECT_EQ(run_ktune("compare " + h100_file + " " + elsewhere + " --allow-different-devices"), 0);
+  EXPECT_EQ(run_ktune("compare " + h100_file + " " + (dir_ / "missing.json").string()), 2);
 }
 
 }  // namespace
