@@ -17,6 +17,11 @@
 //                                             (but for a 2^-64 chance). p may be unaligned.
 //   ktune_spin(cycles)                        one thread spins for `cycles` SM clocks: a planted
 //                                             delay for testing the regression gate.
+//   ktune_read_flush(p, chunks, sink)         reads every 16-byte chunk of p: an L2 flush that
+//                                             leaves clean lines (sink is written never, in effect).
+//   ktune_hold(flag, max_cycles)              waits until the host sets *flag (mapped host memory)
+//                                             or max_cycles pass: holds a stream while the host
+//                                             enqueues a batch of samples behind it.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
@@ -139,5 +144,21 @@ __global__ void ktune_spin(long long cycles) {
   if (threadIdx.x != 0) return;
   const long long start = clock64();
   while (clock64() - start < cycles) {
+  }
+}
+
+__global__ void ktune_read_flush(const uint4* p, long long chunks, unsigned* sink) {
+  unsigned acc = 0;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < chunks;
+       i += (long long)gridDim.x * blockDim.x) {
+    uint4 v = __ldcg(p + i);  // cached in L2 only, like the timed kernel's first touches
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x9E3779B9u && threadIdx.x == 0) *sink = acc;  // keeps the loads; true by chance only
+}
+
+__global__ void ktune_hold(volatile const int* flag, long long max_cycles) {
+  const long long start = clock64();
+  while (*flag == 0 && clock64() - start < max_cycles) {
   }
 }

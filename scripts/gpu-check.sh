@@ -109,6 +109,14 @@ for suite in anchors-bf16 anchors-fp16 hopper-dtypes $extra_suites; do
   grep -E "^(error|warning)" "$out/logs/bench-$suite.log" | head -n 20 | tee -a "$summary"
 done
 
+# Timing fidelity: ktune's cuBLAS medians against triton's do_bench on PyTorch's call, and ktune's
+# ratios (events and CUPTI timers) against the ratio of ncu's kernel durations.
+if stage fidelity; then
+  t0=$(date +%s.%N)
+  python3 scripts/fidelity.py "$ktune" "$out/results/fidelity" > "$out/logs/fidelity.log" 2>&1
+  say "fidelity: exit $?, $(elapsed "$t0") s wall"; tail -n 6 "$out/logs/fidelity.log" | tee -a "$summary"
+fi
+
 # The winners recorded in the committed H100 bench files, re-verified with fresh inputs.
 if stage verify-results; then
   python3 scripts/verify-bench.py "$ktune" results/h100/bench-anchors-bf16.json results/h100/bench-anchors-fp16.json \

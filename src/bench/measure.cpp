@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
+#include "bench/kernel_samples.hpp"
 #include "cuda/check.hpp"
+#include "util/error.hpp"
 #include "cuda/resources.hpp"
 #include "tune/gpu_context.hpp"
 
@@ -12,15 +16,19 @@ namespace {
 
 // Enqueues `count` samples and returns their times once the last one has finished. Enqueuing a
 // few at a time keeps the GPU busy without letting the host run far ahead of the stopping rule.
-std::vector<double> timed_batch(GpuContext& gpu, const std::function<void()>& work, int count,
+// works[i] is sample i's work.
+std::vector<double> timed_batch(GpuContext& gpu, const std::vector<const std::function<void()>*>& works,
                                 std::vector<cuda::Event>& events) {
+  const int count = static_cast<int>(works.size());
   while (events.size() < static_cast<size_t>(2 * count)) events.emplace_back();
+  if (gpu.timing().hold) gpu.hold_stream();
   for (int i = 0; i < count; ++i) {
     gpu.flush_l2();
     KTUNE_CUDA(cudaEventRecord(events[2 * i].get(), gpu.stream()));
-    work();
+    (*works[i])();
     KTUNE_CUDA(cudaEventRecord(events[2 * i + 1].get(), gpu.stream()));
   }
+  if (gpu.timing().hold) gpu.release_stream();
   KTUNE_CUDA(cudaEventSynchronize(events[2 * count - 1].get()));
   std::vector<double> ms(count);
   for (int i = 0; i < count; ++i) {
@@ -28,7 +36,24 @@ std::vector<double> timed_batch(GpuContext& gpu, const std::function<void()>& wo
     KTUNE_CUDA(cudaEventElapsedTime(&t, events[2 * i].get(), events[2 * i + 1].get()));
     ms[i] = t;
   }
+  if (gpu.timing().timer == "cupti") {
+    // The same samples, timed by the GPU's own kernel stamps: the last `count` samples CUPTI saw
+    // (earlier ones were flushed away after the previous batch).
+    std::vector<SampleTime> kernel_times = gpu.cupti_samples();
+    if (kernel_times.size() < static_cast<size_t>(count))
+      throw Error(fmt::format("CUPTI delivered {} samples for a batch of {}", kernel_times.size(), count));
+    for (int i = 0; i < count; ++i) {
+      const SampleTime& k = kernel_times[kernel_times.size() - static_cast<size_t>(count) + static_cast<size_t>(i)];
+      if (k.kernels == 0) throw Error("CUPTI saw no kernel in a timed sample");
+      ms[i] = k.busy_ms();
+    }
+  }
   return ms;
+}
+
+std::vector<double> timed_batch(GpuContext& gpu, const std::function<void()>& work, int count,
+                                std::vector<cuda::Event>& events) {
+  return timed_batch(gpu, std::vector<const std::function<void()>*>(static_cast<size_t>(count), &work), events);
 }
 
 }  // namespace
@@ -58,6 +83,43 @@ Measurement measure(GpuContext& gpu, const std::function<void()>& work, const St
     }
     estimate = m.samples_ms.back();
   }
+}
+
+PairedMeasurement measure_paired(GpuContext& gpu, const std::function<void()>& a, const std::function<void()>& b,
+                                 int samples, double warmup_ms) {
+  std::vector<cuda::Event> events;
+  // Pairs in alternating order (a b, b a, a b, ...), so neither always follows the other's flush.
+  auto pairs = [&](int n, int first_pair) {
+    std::vector<const std::function<void()>*> works;
+    for (int p = 0; p < n; ++p) {
+      const bool a_first = (first_pair + p) % 2 == 0;
+      works.push_back(a_first ? &a : &b);
+      works.push_back(a_first ? &b : &a);
+    }
+    return works;
+  };
+  auto split = [&](const std::vector<double>& ms, int first_pair, PairedMeasurement& into) {
+    for (size_t i = 0; i + 1 < ms.size(); i += 2) {
+      const bool a_first = (first_pair + static_cast<int>(i / 2)) % 2 == 0;
+      into.a_ms.push_back(a_first ? ms[i] : ms[i + 1]);
+      into.b_ms.push_back(a_first ? ms[i + 1] : ms[i]);
+    }
+  };
+  PairedMeasurement warm;
+  split(timed_batch(gpu, pairs(1, 0), events), 0, warm);
+  double estimate = warm.a_ms.back() + warm.b_ms.back(), warmed = estimate;
+  while (warmed < warmup_ms) {
+    const int n = std::clamp(static_cast<int>((warmup_ms - warmed) / std::max(estimate, 1e-3)), 1, 32);
+    for (double t : timed_batch(gpu, pairs(n, 0), events)) warmed += t;
+  }
+  PairedMeasurement m;
+  int done = 0;
+  while (done < samples) {
+    const int n = std::min(samples - done, std::clamp(static_cast<int>(2.0 / std::max(estimate, 1e-3)), 1, 8));
+    split(timed_batch(gpu, pairs(n, done), events), done, m);
+    done += n;
+  }
+  return m;
 }
 
 }  // namespace ktune

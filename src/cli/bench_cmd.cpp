@@ -31,8 +31,8 @@ namespace {
 
 struct BenchFlags {
   std::string suite;
-  int samples = 200;  // per kernel, over all rounds
-  int rounds = 10;    // the gate's replication unit (bench/compare.hpp): enough to resolve 5%
+  int samples = 400;  // per kernel, over all rounds
+  int rounds = 20;    // the gate's replication unit (bench/compare.hpp): enough to resolve 5%
   bool no_tune = false;
   std::string format = "ktune";
   std::string stem;
@@ -144,6 +144,25 @@ CandidateRecord compile_best(Compiler& compiler, const Planned& p, const Winner&
 
 bool ready(const CandidateRecord& best) { return best.disposition == Disposition::not_run && best.compile.ok; }
 
+// "1980 MHz 512 W" from the readings after the samples; "THROTTLED (sw_power_cap)" when a reading
+// says the clocks were held down.
+std::string clocks_text(const CandidateRecord& rec) {
+  const auto& t = rec.telemetry_after ? rec.telemetry_after : rec.telemetry_before;
+  if (!t) return "";
+  std::string text;
+  if (t->sm_clock_mhz) text += fmt::format(" {} MHz", *t->sm_clock_mhz);
+  if (t->power_w) text += fmt::format(" {:.0f} W", *t->power_w);
+  if (rec.throttled()) {
+    std::string why;
+    for (const auto* r : {&rec.telemetry_before, &rec.telemetry_after})
+      if (*r && (*r)->clock_event_reasons)
+        for (const std::string& name : cuda::reason_names(*(*r)->clock_event_reasons & cuda::clock_event::throttling))
+          if (why.find(name) == std::string::npos) why += (why.empty() ? "" : ",") + name;
+    text += " THROTTLED (" + why + ")";
+  }
+  return text;
+}
+
 void print_row(const ProblemResult& r) {
   for (const CandidateRecord& rec : r.records) {
     const std::string label = rec.source == "cublas" ? rec.kernel_name : short_params(rec.params);
@@ -151,8 +170,9 @@ void print_row(const ProblemResult& r) {
       fmt::print("  {:<7} {}: {} {}\n", rec.source, to_string(rec.disposition), rec.reason, label);
       continue;
     }
-    fmt::print("  {:<7} {:>9.4f} ms  {:>7.1f} TFLOPS  {:>6.3f}x cuBLAS  n={:<4} {}{}\n", rec.source, rec.time->median,
-               rec.tflops, rec.ratio_vs_reference, rec.time->n, label, rec.reason.empty() ? "" : "  (" + rec.reason + ")");
+    fmt::print("  {:<7} {:>9.4f} ms  {:>7.1f} TFLOPS  {:>6.3f}x cuBLAS  n={:<4}{}  {}{}\n", rec.source,
+               rec.time->median, rec.tflops, rec.ratio_vs_reference, rec.time->n, clocks_text(rec), label,
+               rec.reason.empty() ? "" : "  (" + rec.reason + ")");
   }
 }
 
@@ -252,7 +272,7 @@ void setup_bench(CLI::App& app, int& exit_code) {
         InterleavedOptions io{flags.rounds, flags.samples, measure.warmup_ms, flags.plant_delay_percent / 100};
         Interleaved measured = measure_interleaved(session, {best}, io);
         best = std::move(measured.kernels.front());
-        CandidateRecord reference = std::move(measured.baseline);
+        CandidateRecord reference = std::move(measured.baselines.front());
         reference.config_name = best.config_name;
         const double reference_ms = reference.time ? reference.time->median : 0;
         derive_metrics(reference, result.cost, reference_ms);

@@ -98,6 +98,15 @@ void add_measure_flags(CLI::App& app, MeasureFlags& f) {
   app.add_option("--prune", f.prune, "stop timing a candidate once it is this many times slower than the best")
       ->capture_default_str();
   app.add_flag("--allow-spills", f.allow_spills, "run candidates whose registers spill");
+  app.add_option("--timer", f.timing.timer,
+                 "events: CUDA events around each sample; cupti: the GPU's own kernel start/end stamps (as ncu)")
+      ->check(CLI::IsMember({"events", "cupti"}))
+      ->capture_default_str();
+  app.add_option("--l2-flush", f.timing.l2_flush, "write or read 2x L2 before each sample")
+      ->check(CLI::IsMember({"write", "read"}))
+      ->capture_default_str();
+  app.add_flag("--hold,!--no-hold", f.timing.hold,
+               "hold the stream until a batch of samples is enqueued, so launch overhead never counts");
   app.add_option("--finalists", f.finalists,
                  "candidates within 3% of the best re-measured against the baseline before choosing")
       ->check(CLI::Range(1, 64))
@@ -130,6 +139,7 @@ SessionOptions session_options(const CommonFlags& c, const MeasureFlags& m) {
   SessionOptions s;
   s.compile_cache_dir = cache_dir(c);
   s.candidate_timeout = std::chrono::milliseconds(static_cast<int64_t>(m.timeout_s * 1000));
+  s.timing = m.timing;
   return s;
 }
 

@@ -54,6 +54,7 @@ struct MeasureFlags {
   double prune = 1.15;
   bool allow_spills = false;
   int finalists = 4;
+  TimingMethod timing;
   std::optional<double> rtol, atol, norm_tol;
 };
 void add_measure_flags(CLI::App& app, MeasureFlags& flags);

@@ -1,6 +1,8 @@
 // JSON (de)serialization of the records in tune/record.hpp; see record_json.hpp for the rules.
 #include "store/record_json.hpp"
 
+#include "store/telemetry_json.hpp"
+
 #include <cmath>
 #include <limits>
 #include <string>
@@ -242,6 +244,8 @@ void to_json(json& j, const CandidateRecord& r) {
     j["samples_ms"] = std::move(samples);
   }
   if (!r.rounds.empty()) j["rounds"] = r.rounds;
+  if (r.telemetry_before) j["telemetry_before"] = *r.telemetry_before;
+  if (r.telemetry_after) j["telemetry_after"] = *r.telemetry_after;
   if (r.error) j["error"] = *r.error;
   if (r.time) {
     j["pruned"] = r.pruned;
@@ -267,6 +271,10 @@ void from_json(const json& j, CandidateRecord& r) {
     for (const auto& s : it->get_ref<const json::array_t&>()) r.samples_ms.push_back(double_from_json(s));
   }
   read(j, "rounds", r.rounds);
+  if (auto it = j.find("telemetry_before"); it != j.end() && !it->is_null())
+    r.telemetry_before = it->get<cuda::GpuTelemetry>();
+  if (auto it = j.find("telemetry_after"); it != j.end() && !it->is_null())
+    r.telemetry_after = it->get<cuda::GpuTelemetry>();
   read(j, "pruned", r.pruned);
   if (auto it = j.find("error"); it != j.end() && !it->is_null()) r.error = it->get<ErrorStats>();
   read_double(j, "tflops", r.tflops);

@@ -42,10 +42,24 @@ GpuContext::GpuContext(const std::filesystem::path& compile_cache_dir)
   KTUNE_CUBLAS(cublasSetWorkspace(cublas_, cublas_workspace_.get(), cublas_workspace_.bytes()));
   KTUNE_CUBLAS(cublasLtCreate(&cublas_lt_));
   flush_buffer_ = cuda::DeviceBuffer(static_cast<size_t>(std::max<int64_t>(device_.l2_bytes, 1 << 20)) * 2);
+  flush_sink_ = cuda::DeviceBuffer(sizeof(unsigned));
   compare_scratch_ = cuda::DeviceBuffer(sizeof(CompareScratch));
+  KTUNE_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&hold_flag_), sizeof(int), cudaHostAllocMapped));
+  *hold_flag_ = 0;
+  // Clocks and power next to every measurement; a GPU without NVML still measures, and says so.
+  char bus_id[32] = {};
+  int device = 0;
+  KTUNE_CUDA(cudaGetDevice(&device));
+  KTUNE_CUDA(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device));
+  try {
+    nvml_.emplace(cuda::NvmlSampler::for_pci_bus_id(bus_id));
+  } catch (const Error& e) {
+    telemetry_note_ = e.what();
+  }
 }
 
 GpuContext::~GpuContext() {
+  if (hold_flag_) KTUNE_CUDA_WARN(cudaFreeHost(hold_flag_));
   if (cublas_lt_) cublasLtDestroy(cublas_lt_);
   if (cublas_) cublasDestroy(cublas_);
 }
@@ -158,10 +172,62 @@ void GpuContext::spin(long long cycles) {
   launch(f, l, args);
 }
 
+void GpuContext::set_timing(const TimingMethod& method) {
+  if (method.timer != "events" && method.timer != "cupti") throw ConfigError("unknown timer " + method.timer);
+  if (method.l2_flush != "write" && method.l2_flush != "read") throw ConfigError("unknown L2 flush " + method.l2_flush);
+  if (method.timer == "cupti" && !cupti_) cupti_.emplace();
+  if (method.timer != "cupti") cupti_.reset();
+  timing_ = method;
+}
+
 void GpuContext::flush_l2() {
+  if (timing_.l2_flush == "read") {
+    CUfunction f = helper("ktune_read_flush");
+    const void* p = flush_buffer_.get();
+    long long chunks = static_cast<long long>(flush_buffer_.bytes() / 16);
+    void* sink = flush_sink_.get();
+    void* args[] = {&p, &chunks, &sink};
+    Launch l;
+    l.block[0] = 512;
+    l.grid[0] = int64_t(device_.sm_count) * 4;
+    launch(f, l, args);
+    return;
+  }
   // A different value each time, so no part of the memory system can skip the writes.
   KTUNE_CUDA(cudaMemsetAsync(flush_buffer_.get(), static_cast<int>(++flush_value_ & 0xff),
                              flush_buffer_.bytes(), stream_.get()));
+}
+
+void GpuContext::hold_stream() {
+  CUfunction f = helper("ktune_hold");
+  *reinterpret_cast<volatile int*>(hold_flag_) = 0;
+  int* device_flag = nullptr;
+  KTUNE_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_flag), hold_flag_, 0));
+  // A safety valve, not a timing: a host that never releases the stream must not hang the GPU.
+  long long max_cycles = static_cast<long long>(device_.sm_clock_khz) * 1000 * 2;  // about 2 s
+  void* args[] = {&device_flag, &max_cycles};
+  launch(f, Launch{}, args);
+}
+
+void GpuContext::release_stream() { *reinterpret_cast<volatile int*>(hold_flag_) = 1; }
+
+std::vector<SampleTime> GpuContext::cupti_samples() {
+  if (!cupti_) throw Error("the CUPTI timer is not running");
+  cupti_->flush();
+  std::vector<ActivitySpan> spans = cupti_->take();
+  // The read flush is a kernel: make it the sample marker a write flush's memset is.
+  for (ActivitySpan& s : spans)
+    if (s.kind == ActivitySpan::Kind::kernel && s.name.find("ktune_read_flush") != std::string::npos) {
+      s.kind = ActivitySpan::Kind::memset;
+      s.bytes = flush_buffer_.bytes();
+    }
+  if (cupti_->lost() > 0) throw Error(fmt::format("CUPTI lost {} activity records", cupti_->lost()));
+  return split_into_samples(std::move(spans), flush_buffer_.bytes());
+}
+
+std::optional<cuda::GpuTelemetry> GpuContext::telemetry() const {
+  if (!nvml_) return std::nullopt;
+  return nvml_->sample();
 }
 
 }  // namespace ktune

@@ -12,6 +12,11 @@
 #include <memory>
 #include <string>
 
+#include "bench/kernel_samples.hpp"
+#include "bench/measure.hpp"
+#include "cuda/cupti_timer.hpp"
+#include "cuda/gpu_telemetry.hpp"
+#include "cuda/nvml.hpp"
 #include "cuda/resources.hpp"
 #include "tune/record.hpp"
 
@@ -47,8 +52,21 @@ class GpuContext {
   uint64_t checksum(const void* p, size_t bytes);
   // Enqueues one thread that spins for `cycles` SM clock cycles (a planted delay).
   void spin(long long cycles);
-  // Writes a buffer at least twice the L2 size, so the next kernel starts with a cold L2.
+  // How samples are timed. Setting "cupti" starts CUPTI's activity records (throws ktune::Error
+  // saying why when it cannot).
+  const TimingMethod& timing() const { return timing_; }
+  void set_timing(const TimingMethod& method);
+  // Writes (or reads) a buffer at least twice the L2 size, so the next kernel starts with a cold L2.
   void flush_l2();
+  // With TimingMethod::hold: a kernel that holds the stream until release_stream().
+  void hold_stream();
+  void release_stream();
+  // Timer "cupti": the per-sample kernel times of everything finished since the last call.
+  std::vector<SampleTime> cupti_samples();
+  // The GPU's clocks, power and temperature now (NVML), or nothing where NVML is not available
+  // (telemetry_note() says why).
+  std::optional<cuda::GpuTelemetry> telemetry() const;
+  const std::string& telemetry_note() const { return telemetry_note_; }
   // Launches a kernel on the context's stream.
   void launch(CUfunction f, const Launch& launch, void** args);
 
@@ -65,6 +83,12 @@ class GpuContext {
   cuda::DeviceBuffer flush_buffer_;
   cuda::DeviceBuffer compare_scratch_;
   unsigned flush_value_ = 0;
+  TimingMethod timing_;
+  std::optional<cuda::CuptiKernelTimer> cupti_;
+  std::optional<cuda::NvmlSampler> nvml_;
+  std::string telemetry_note_;
+  cuda::DeviceBuffer flush_sink_;
+  int* hold_flag_ = nullptr;  // mapped, pinned host memory the hold kernel polls
   std::map<std::string, std::unique_ptr<cuda::Module>> helper_modules_;
   std::map<std::string, CUfunction> helpers_;
 };

@@ -20,6 +20,8 @@ void fold(CandidateRecord& into, CandidateRecord&& turn, bool first) {
     into.rounds = std::move(rounds);
   } else {
     into.samples_ms.insert(into.samples_ms.end(), turn.samples_ms.begin(), turn.samples_ms.end());
+    // Clocks before the first turn, after the last one; a throttled turn stays visible.
+    if (!into.throttled() || turn.throttled()) into.telemetry_after = turn.telemetry_after;
     if (turn.error && (!into.error || turn.error->max_abs > into.error->max_abs)) into.error = turn.error;
     if (turn.disposition != Disposition::passed && into.disposition == Disposition::passed) {
       into.disposition = turn.disposition;
@@ -37,6 +39,7 @@ Interleaved measure_interleaved(Session& session, const std::vector<CandidateRec
     throw ConfigError("interleaved measurement needs at least one round and one sample per round");
   Interleaved out;
   out.kernels = compiled;
+  out.baselines.resize(compiled.size());
   const size_t n = compiled.size();
   for (int round = 0; round < o.rounds; ++round) {
     StoppingRule rule;  // exactly `count` samples: no convergence test, no time cap, no pruning
@@ -44,27 +47,23 @@ Interleaved measure_interleaved(Session& session, const std::vector<CandidateRec
     rule.min_time_ms = 0;
     rule.max_time_ms = 1e9;
     const bool first = round == 0;
-    auto time_baseline = [&] {
-      // The first baseline turn gets a long warmup: the GPU may be coming out of idle clocks.
-      fold(out.baseline, session.time_baseline(rule, first ? std::max(o.warmup_ms, 200.0) : o.warmup_ms), first);
-    };
-    if (round % 2 == 0) time_baseline();
-    for (size_t j = 0; j < n; ++j) {
-      CandidateRecord& rec = out.kernels[(j + static_cast<size_t>(round)) % n];
-      if (!first && rec.disposition != Disposition::passed) continue;
-      CandidateRecord turn = compiled[static_cast<size_t>(&rec - out.kernels.data())];
-      session.run_candidate(turn, rule, o.warmup_ms, /*best_ms=*/0, /*verify_only=*/false, o.plant_delay);
-      fold(rec, std::move(turn), first);
+    for (size_t step = 0; step < n; ++step) {
+      const size_t j = (step + static_cast<size_t>(round)) % n;  // a rotating order
+      if (!first && out.kernels[j].disposition != Disposition::passed) continue;
+      CandidateRecord turn = compiled[j], baseline_turn;
+      // The first turn gets a long warmup: the GPU may be coming out of idle clocks.
+      const double warmup = first && step == 0 ? std::max(o.warmup_ms, 200.0) : o.warmup_ms;
+      session.run_candidate(turn, rule, warmup, /*best_ms=*/0, /*verify_only=*/false, o.plant_delay, &baseline_turn);
+      fold(out.kernels[j], std::move(turn), first);
+      fold(out.baselines[j], std::move(baseline_turn), first);
     }
-    if (round % 2 == 1) time_baseline();
-    if (out.baseline.disposition != Disposition::passed) break;
   }
   auto summarize_all = [](CandidateRecord& rec) {
     rec.pruned = false;
     if (!rec.samples_ms.empty()) rec.time = summarize(rec.samples_ms);
   };
-  summarize_all(out.baseline);
   for (CandidateRecord& rec : out.kernels) summarize_all(rec);
+  for (CandidateRecord& rec : out.baselines) summarize_all(rec);
   return out;
 }
 

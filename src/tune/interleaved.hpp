@@ -1,10 +1,9 @@
-// The baseline and one or more compiled kernels measured in turns: round r times each of them
-// once, the baseline first in even rounds and last in odd ones (R K K R R K ... for one kernel),
-// the kernels in an order that rotates. Clocks and temperature drift during a run; in turns they
-// hit every party alike instead of whichever was measured last, and the record of each party says
-// how many samples each round took (CandidateRecord::rounds), so a gate can pair round r of a
-// kernel with round r of its baseline. Every turn is a full worker run: outputs poisoned and
-// checked before and after the timed samples, inputs checked for writes.
+// The baseline and one or more compiled kernels measured in rounds. In round r each kernel takes
+// one turn (in a rotating order): a full worker run in which the kernel and the baseline alternate
+// sample by sample (bench/measure.hpp, measure_paired), so both see the same clocks, temperature
+// and power. Each record says how many samples each round took (CandidateRecord::rounds), so a
+// gate can pair round r of a kernel with round r of the baseline it was timed against. Every turn
+// checks outputs on poisoned buffers before and after its samples, and inputs for writes.
 //
 // Used by `ktune bench` (the cached winner against the baseline) and by the tuner's final
 // (the few candidates within noise of the best, before anything is cached or printed).
@@ -25,9 +24,9 @@ struct InterleavedOptions {
 };
 
 struct Interleaved {
-  CandidateRecord baseline;
-  std::vector<CandidateRecord> kernels;  // in the order given; a kernel that failed a turn keeps
-                                         // that turn's disposition and takes no further turns
+  // In the order given; a kernel that failed a turn keeps that turn's disposition and takes no
+  // further turns. baselines[j] holds the baseline samples taken alternately with kernels[j]'s.
+  std::vector<CandidateRecord> kernels, baselines;
 };
 
 // `compiled`: records ready to run (compile.ok). The problem must be set on the session.

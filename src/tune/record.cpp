@@ -62,6 +62,12 @@ std::string DeviceInfo::arch() const {
   return fmt::format("sm_{}{}", cc_major, cc_minor);
 }
 
+bool CandidateRecord::throttled() const {
+  for (const auto* t : {&telemetry_before, &telemetry_after})
+    if (*t && (*t)->clock_event_reasons && cuda::throttled(*(*t)->clock_event_reasons)) return true;
+  return false;
+}
+
 void derive_metrics(CandidateRecord& rec, const Cost& cost, double baseline_ms) {
   if (!rec.time || rec.time->median <= 0) return;
   const double seconds = rec.time->median * 1e-3;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "cuda/gpu_telemetry.hpp"
+
 namespace ktune {
 
 // Integer names visible to constraint/launch expressions: parameters, derived values, problem
@@ -118,6 +120,10 @@ struct CandidateRecord {
   // round r of its baseline ran back to back, so their ratio cancels drift between rounds.
   std::vector<int> rounds;
   bool pruned = false;       // sampling stopped early: clearly slower than the best so far
+  // The GPU's clocks, power and throttle reasons (NVML) right before and right after the timed
+  // samples; empty where NVML is not available. A record measured while throttled says so.
+  std::optional<cuda::GpuTelemetry> telemetry_before, telemetry_after;
+  bool throttled() const;
   std::optional<ErrorStats> error;
   double tflops = 0;
   double gbps = 0;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "store/record_json.hpp"
+#include "store/telemetry_json.hpp"
 #include "tune/protocol.hpp"
 #include "util/error.hpp"
 
@@ -32,7 +33,11 @@ WorkerClient::Reply Session::call(const nlohmann::json& request, std::chrono::mi
 
 void Session::ensure_ready() {
   if (!client_.running()) {
-    auto reply = client_.call({{"op", "hello"}}, options_.setup_timeout);
+    auto reply = client_.call({{"op", "hello"},
+                               {"timer", options_.timing.timer},
+                               {"l2_flush", options_.timing.l2_flush},
+                               {"hold", options_.timing.hold}},
+                              options_.setup_timeout);
     if (reply.status != WorkerClient::Status::ok)
       throw Error("the GPU worker failed to start: " + reply.detail);
     if (!reply.body.value("ok", false)) {
@@ -83,7 +88,7 @@ Ceilings Session::measure_ceilings(const StoppingRule& rule, double warmup_ms) {
 }
 
 void Session::run_candidate(CandidateRecord& rec, const StoppingRule& rule, double warmup_ms, double best_ms,
-                            bool verify_only, double plant_delay) {
+                            bool verify_only, double plant_delay, CandidateRecord* paired_baseline) {
   ensure_ready();
   nlohmann::json request = {{"op", "run"},
                             {"cubin_path", rec.compile.cubin_path},
@@ -94,6 +99,7 @@ void Session::run_candidate(CandidateRecord& rec, const StoppingRule& rule, doub
                             {"best_ms", best_ms},
                             {"verify_only", verify_only}};
   if (plant_delay > 0) request["plant_delay"] = plant_delay;
+  if (paired_baseline) request["paired_baseline"] = true;
   auto reply = call(request, options_.candidate_timeout);
   if (reply.status == WorkerClient::Status::timed_out) {
     rec.disposition = Disposition::timeout;
@@ -117,6 +123,16 @@ void Session::run_candidate(CandidateRecord& rec, const StoppingRule& rule, doub
   if (r.contains("time") && !r.at("time").is_null()) rec.time = r.at("time").get<TimeStats>();
   if (r.contains("samples_ms")) rec.samples_ms = r.at("samples_ms").get<std::vector<double>>();
   rec.pruned = r.value("pruned", false);
+  if (r.contains("telemetry_before")) rec.telemetry_before = r.at("telemetry_before").get<cuda::GpuTelemetry>();
+  if (r.contains("telemetry_after")) rec.telemetry_after = r.at("telemetry_after").get<cuda::GpuTelemetry>();
+  if (paired_baseline) {
+    if (reply.body.contains("baseline")) {
+      *paired_baseline = reply.body.at("baseline").get<CandidateRecord>();
+    } else {  // the candidate failed before its timed samples: the baseline has none either
+      paired_baseline->disposition = Disposition::not_run;
+      paired_baseline->samples_ms.clear();
+    }
+  }
 }
 
 }  // namespace ktune

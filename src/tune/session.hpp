@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "bench/measure.hpp"
 #include "bench/stopping_rule.hpp"
 #include "families/tolerance.hpp"
 #include "store/ceilings.hpp"
@@ -19,6 +20,7 @@ struct SessionOptions {
   std::filesystem::path worker_executable = "/proc/self/exe";  // a ktune binary (tests point it at one)
   std::chrono::milliseconds candidate_timeout{20000};  // a candidate not done by then is hung
   std::chrono::milliseconds setup_timeout{300000};     // device start, inputs and reference
+  TimingMethod timing;                                 // how the worker times samples
 };
 
 class Session {
@@ -36,8 +38,10 @@ class Session {
 
   // Runs one compiled candidate: fills disposition, reason, error, time, samples, pruned.
   // plant_delay > 0 makes every timed sample that fraction slower on the GPU (gate self-tests).
+  // With `paired_baseline`, exactly rule.max_samples samples of the candidate and of the baseline
+  // are taken alternately (measure_paired), and the baseline's go there, with its output check.
   void run_candidate(CandidateRecord& rec, const StoppingRule&, double warmup_ms, double best_ms,
-                     bool verify_only, double plant_delay = 0);
+                     bool verify_only, double plant_delay = 0, CandidateRecord* paired_baseline = nullptr);
 
   // Measures this device's copy bandwidth and cuBLAS peaks (tune/ceilings_probe.hpp).
   Ceilings measure_ceilings(const StoppingRule&, double warmup_ms);

@@ -165,8 +165,18 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
     for (size_t i : finalists) compiled.push_back(untimed(candidates[i]));
     Interleaved final = measure_interleaved(
         session_, compiled, {options_.final_rounds, options_.final_samples, options_.warmup_ms, 0});
+    // Each finalist's ratio is against the baseline samples taken alternately with its own; the
+    // baseline record shown is the winner's partner.
+    std::optional<size_t> winner;
+    for (size_t j = 0; j < finalists.size(); ++j) {
+      CandidateRecord& k = final.kernels[j];
+      const CandidateRecord& b = final.baselines[j];
+      if (k.disposition != Disposition::passed || !k.time || !b.time) continue;
+      derive_metrics(k, out.result.cost, b.time->median);
+      if (!winner || k.time->median < final.kernels[*winner].time->median) winner = j;
+    }
     for (size_t j = 0; j < finalists.size(); ++j) candidates[finalists[j]] = std::move(final.kernels[j]);
-    if (final.baseline.time) reference = std::move(final.baseline);
+    if (winner) reference = std::move(final.baselines[*winner]);
   }
   out.run_seconds = seconds_since(t1);
 
@@ -175,7 +185,7 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
   derive_metrics(reference, out.result.cost, reference_ms);
   out.result.records.push_back(std::move(reference));
   for (CandidateRecord& rec : candidates)
-    derive_metrics(rec, out.result.cost, rec.rounds.empty() ? sweep_reference_ms : reference_ms);
+    if (rec.rounds.empty()) derive_metrics(rec, out.result.cost, sweep_reference_ms);
   for (CandidateRecord& rec : candidates) out.result.records.push_back(std::move(rec));
   for (size_t i = 1; i < out.result.records.size(); ++i) {
     const CandidateRecord& rec = out.result.records[i];

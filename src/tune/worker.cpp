@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,7 +33,7 @@ class Worker {
 
   json handle(const json& request) {
     const std::string op = request.at("op");
-    if (op == "hello") return hello();
+    if (op == "hello") return hello(request);
     if (op == "problem") return problem(request);
     if (op == "baseline") return baseline(request);
     if (op == "run") return run(request);
@@ -43,9 +44,14 @@ class Worker {
   }
 
  private:
-  json hello() {
+  json hello(const json& request) {
     gpu_ = std::make_unique<GpuContext>(cache_dir_);
-    return {{"ok", true}, {"device", gpu_->device()}};
+    TimingMethod timing;
+    timing.timer = request.value("timer", timing.timer);
+    timing.l2_flush = request.value("l2_flush", timing.l2_flush);
+    timing.hold = request.value("hold", timing.hold);
+    gpu_->set_timing(timing);
+    return {{"ok", true}, {"device", gpu_->device()}, {"telemetry_note", gpu_->telemetry_note()}};
   }
 
   json problem(const json& request) {
@@ -72,8 +78,10 @@ class Worker {
     workload_->buffers().poison_outputs();
     workload_->run_baseline();
     rec.error = workload_->check_output(tolerance_);
+    rec.telemetry_before = gpu_->telemetry();
     Measurement m = measure(*gpu_, [&] { workload_->run_baseline(); }, request.at("rule").get<StoppingRule>(),
                             request.at("warmup_ms"), 0);
+    rec.telemetry_after = gpu_->telemetry();
     rec.samples_ms = m.samples_ms;
     rec.time = summarize(m.samples_ms);
     std::string why;
@@ -115,12 +123,30 @@ class Worker {
     if (request.at("verify_only")) return outcome(rec, Disposition::passed, "");
 
     const double planted = request.value("plant_delay", 0.0);
-    if (planted > 0) launch = with_planted_delay(launch, planted, rec);
-    Measurement m = measure(*gpu_, launch, request.at("rule").get<StoppingRule>(), request.at("warmup_ms"),
-                            request.at("best_ms"));
-    rec.samples_ms = m.samples_ms;
-    rec.time = summarize(m.samples_ms);
-    rec.pruned = m.stop == StopReason::pruned;
+    if (planted > 0) launch = with_planted_delay(launch, planted, request.at("lowered_name"), rec);
+    std::optional<CandidateRecord> baseline;
+    rec.telemetry_before = gpu_->telemetry();
+    if (request.value("paired_baseline", false)) {
+      // Kernel and baseline alternate sample by sample (bench/measure.hpp, measure_paired).
+      baseline = checked_baseline();
+      const StoppingRule rule = request.at("rule").get<StoppingRule>();
+      PairedMeasurement pm =
+          measure_paired(*gpu_, [&] { workload_->run_baseline(); }, launch, rule.max_samples, request.at("warmup_ms"));
+      baseline->samples_ms = pm.a_ms;
+      baseline->time = summarize(pm.a_ms);
+      rec.samples_ms = pm.b_ms;
+    } else {
+      Measurement m = measure(*gpu_, launch, request.at("rule").get<StoppingRule>(), request.at("warmup_ms"),
+                              request.at("best_ms"));
+      rec.samples_ms = m.samples_ms;
+      rec.pruned = m.stop == StopReason::pruned;
+    }
+    rec.time = summarize(rec.samples_ms);
+    rec.telemetry_after = gpu_->telemetry();
+    if (baseline) {
+      baseline->telemetry_before = rec.telemetry_before;
+      baseline->telemetry_after = rec.telemetry_after;
+    }
     // Launched again on freshly poisoned outputs, twice: values left by an earlier launch cannot
     // pass for this one's, so a kernel that is right once and then idles or half-writes (a
     // persistent or split-K kernel whose counters do not reset) fails here, as do races that need
@@ -128,7 +154,24 @@ class Worker {
     for (int again = 1; again <= kRelaunches; ++again)
       if (auto rejected = checked_launch(rec, launch, fmt::format("relaunch {} after timing", again)))
         return *rejected;
-    return outcome(rec, Disposition::passed, rec.reason);
+    json reply = outcome(rec, Disposition::passed, rec.reason);
+    if (baseline) reply["baseline"] = *baseline;
+    return reply;
+  }
+
+  // The baseline's output checked on poisoned outputs; the record to which paired samples go.
+  CandidateRecord checked_baseline() {
+    CandidateRecord rec;
+    rec.source = "cublas";
+    rec.kernel_name = workload_->baseline_name();
+    workload_->buffers().poison_outputs();
+    workload_->run_baseline();
+    KTUNE_CUDA(cudaStreamSynchronize(gpu_->stream()));
+    rec.error = workload_->check_output(tolerance_);
+    std::string why;
+    rec.disposition = within_tolerance(*rec.error, tolerance_, &why) ? Disposition::passed : Disposition::incorrect;
+    rec.reason = why;
+    return rec;
   }
 
   // Poisons the outputs, runs `launch` once, checks the output and everything the run must not
@@ -177,7 +220,7 @@ class Worker {
   // regression gate catches one (`ktune bench --plant-delay`). The achieved slowdown goes in the
   // record's reason.
   std::function<void()> with_planted_delay(const std::function<void()>& launch, double fraction,
-                                           CandidateRecord& rec) {
+                                           const std::string& kernel, CandidateRecord& rec) {
     StoppingRule quick;
     quick.min_samples = quick.max_samples = 40;
     quick.min_time_ms = 0;
@@ -185,19 +228,23 @@ class Worker {
     auto median_of = [&](const std::function<void()>& work) {
       return summarize(measure(*gpu_, work, quick, 20, 0).samples_ms).median;
     };
-    const double plain = median_of(launch);
-    auto cycles = std::make_shared<long long>(
-        std::llround(fraction * plain * 1e-3 * gpu_->device().sm_clock_khz * 1e3));
+    // Calibrated once per kernel and worker, so every turn of a bench plants the same delay.
+    const std::string key = fmt::format("{}@{}", kernel, fraction);
+    auto cycles = std::make_shared<long long>(planted_cycles_[key]);
     std::function<void()> delayed = [launch, cycles, this] {
       launch();
       gpu_->spin(*cycles);
     };
-    double achieved = 0;
-    for (int step = 0; step < 3; ++step) {  // the spin's launch gap is part of the delay: correct for it
-      achieved = median_of(delayed) / plain - 1;
-      if (achieved > 0) *cycles = std::max<long long>(1, std::llround(*cycles * fraction / achieved));
+    const double plain = median_of(launch);
+    if (*cycles == 0) {
+      *cycles = std::llround(fraction * plain * 1e-3 * gpu_->device().sm_clock_khz * 1e3);
+      for (int step = 0; step < 3; ++step) {  // the spin's launch gap is part of the delay: correct for it
+        const double achieved = median_of(delayed) / plain - 1;
+        if (achieved > 0) *cycles = std::max<long long>(1, std::llround(*cycles * fraction / achieved));
+      }
+      planted_cycles_[key] = *cycles;
     }
-    achieved = median_of(delayed) / plain - 1;
+    const double achieved = median_of(delayed) / plain - 1;
     rec.reason = fmt::format("planted delay: {:+.1f}% (asked {:+.1f}%)", 100 * achieved, 100 * fraction);
     return delayed;
   }
@@ -236,6 +283,7 @@ class Worker {
   Problem problem_;
   Tolerance tolerance_;
   static constexpr int kRelaunches = 2;
+  std::map<std::string, long long> planted_cycles_;  // --plant-delay's calibration, per kernel
 };
 
 }  // namespace

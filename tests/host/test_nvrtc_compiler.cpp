@@ -408,7 +408,7 @@ TEST_F(NvrtcCompilerTest, EveryHelperKernelCompiles) {
   auto source = find_embedded("kernels/util.cu");
   ASSERT_TRUE(source.has_value());
   NvrtcCompiler compiler(dir_);
-  std::vector<std::string> names = {"ktune_checksum", "ktune_spin"};
+  std::vector<std::string> names = {"ktune_checksum", "ktune_spin", "ktune_read_flush", "ktune_hold"};
   for (const char* t : {"__half", "__nv_bfloat16", "__nv_fp8_e4m3", "float"}) {
     names.push_back(std::string("ktune_fill_normal<") + t + ">");
     names.push_back(std::string("ktune_to_fp32<") + t + ">");
