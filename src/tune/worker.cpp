@@ -221,31 +221,30 @@ class Worker {
   // record's reason.
   std::function<void()> with_planted_delay(const std::function<void()>& launch, double fraction,
                                            const std::string& kernel, CandidateRecord& rec) {
-    StoppingRule quick;
-    quick.min_samples = quick.max_samples = 40;
-    quick.min_time_ms = 0;
-    quick.max_time_ms = 1e9;
-    auto median_of = [&](const std::function<void()>& work) {
-      return summarize(measure(*gpu_, work, quick, 20, 0).samples_ms).median;
-    };
-    // Calibrated once per kernel and worker, so every turn of a bench plants the same delay.
+    // The delay is calibrated against the plain kernel in paired samples (measure_paired): under
+    // a power cap the clocks move by more than 5% from one measurement to the next, so a plain
+    // and a delayed measurement taken one after the other do not tell the delay apart from the
+    // drift. Calibrated once per kernel and worker, so every turn of a bench plants the same one.
     const std::string key = fmt::format("{}@{}", kernel, fraction);
     auto cycles = std::make_shared<long long>(planted_cycles_[key]);
     std::function<void()> delayed = [launch, cycles, this] {
       launch();
       gpu_->spin(*cycles);
     };
-    const double plain = median_of(launch);
+    auto slowdown = [&] {
+      PairedMeasurement pm = measure_paired(*gpu_, launch, delayed, 60, 20);
+      return summarize(pm.b_ms).median / summarize(pm.a_ms).median - 1;
+    };
     if (*cycles == 0) {
-      *cycles = std::llround(fraction * plain * 1e-3 * gpu_->device().sm_clock_khz * 1e3);
-      for (int step = 0; step < 3; ++step) {  // the spin's launch gap is part of the delay: correct for it
-        const double achieved = median_of(delayed) / plain - 1;
+      const double plain = summarize(measure_paired(*gpu_, launch, launch, 20, 20).a_ms).median;
+      *cycles = std::max<long long>(1, std::llround(fraction * plain * 1e-3 * gpu_->device().sm_clock_khz * 1e3));
+      for (int step = 0; step < 4; ++step) {  // the spin's launch gap is part of the delay: correct for it
+        const double achieved = slowdown();
         if (achieved > 0) *cycles = std::max<long long>(1, std::llround(*cycles * fraction / achieved));
       }
       planted_cycles_[key] = *cycles;
     }
-    const double achieved = median_of(delayed) / plain - 1;
-    rec.reason = fmt::format("planted delay: {:+.1f}% (asked {:+.1f}%)", 100 * achieved, 100 * fraction);
+    rec.reason = fmt::format("planted delay: {:+.1f}% (asked {:+.1f}%)", 100 * slowdown(), 100 * fraction);
     return delayed;
   }
 
