@@ -27,7 +27,8 @@ problems = json.load(open(SUITE))["problems"]
 
 
 def shape(p):
-    return f"{p['M']}x{p['N']}x{p['K']} {p['dtype']} {p['layout']}"
+    d = p.get("dims", p)  # a suite entry has M, N, K itself; a results problem has them in "dims"
+    return f"{d['M']}x{d['N']}x{d['K']} {p['dtype']} {p['layout']}"
 
 
 def bench(stem, *extra, suite=SUITE):
@@ -87,7 +88,7 @@ for i, p in enumerate(problems):
         if name.startswith(helpers):
             continue
         kind = "ktune" if name.startswith("ktune_") else "cublas"
-        durations[kind].append(float(row["Metric Value"]) * 1e-6)  # ns -> ms
+        durations[kind].append(float(row["Metric Value"].replace(",", "")) * 1e-6)  # ns -> ms
     if durations["ktune"] and durations["cublas"]:
         ncu[shape(p)] = {k: statistics.median(v) for k, v in durations.items()}
         ncu[shape(p)]["n"] = {k: len(v) for k, v in durations.items()}
