@@ -84,7 +84,7 @@ for i, p in enumerate(problems):
     for row in csv.DictReader(io.StringIO("\n".join(lines))):
         if row.get("Metric Name") != "gpu__time_duration.sum":
             continue
-        name = row["Kernel Name"]
+        name = row["Kernel Name"].removeprefix("void ")  # ncu shows demangled names: "void ktune_gemm_wgmma<...>(...)"
         if name.startswith(helpers):
             continue
         kind = "ktune" if name.startswith("ktune_") else "cublas"
