@@ -42,12 +42,12 @@
 // infinite for 3 and, for 4, starts at the closest pair of units. So 4 rounds is the floor, but
 // a 5% change is `slower` only when its whole interval clears 3%, and that depends on how much
 // the ratio scatters from round to round (sd): at 1%, 5 rounds a side flag it 63% of the time
-// and 10 rounds 98%; at 2%, 18%, 48% and (20 rounds) 83%. On the H100 the ratio scatters by
-// 0.5-3.6%, mostly 1.5-2%, whether a round holds 10 or 40 samples (the kernel's and cuBLAS's
-// turns drift apart, not their sampling), and a 5% slowdown planted on the second of two
-// default-suite runs of 200 samples was flagged on 1 of 9 problems with 5 rounds, 5 with 10
-// and 7 with 20 (results/h100/gate-r*.json; the others ambiguous, none same). Gate runs want 20
-// rounds; the host tests pin these numbers.
+// and 10 rounds 98%; at 2%, 18%, 48% and (20 rounds) 83%. With kernel and cuBLAS in turns of
+// their own, the H100's ratio scattered 1.5-2% between rounds, and a planted 5% slowdown was
+// flagged on 7 of 9 problems at 20 rounds. `bench` now alternates them sample by sample within a
+// round (tune/interleaved.hpp), and the scatter fell to about 0.2-1%: with 20 rounds of 20
+// samples, a 5% slowdown planted on the GPU was flagged on 9 of 9 problems and an identical
+// rerun gave 9 `same` (results/h100/compare-default-vs-*.txt; a host test pins both).
 #pragma once
 
 #include <cstddef>
