@@ -135,9 +135,9 @@ std::string bench_markdown(const Suite& suite, const RunInfo& info, const std::v
   md += fmt::format("{} ({}, {} SMs, driver {}), NVRTC {}, ktune {}, started {}  \n`{}`\n\n", d.name, d.arch(),
                     d.sm_count, d.driver_version, info.nvrtc_version, info.ktune_version, info.started_at,
                     info.command);
-  md += "| problem | ktune ms | cuBLAS ms | ktune TFLOPS | cuBLAS TFLOPS | vs cuBLAS (>1 faster) | samples | "
+  md += "| problem | ktune ms | cuBLAS ms | ktune TFLOPS | cuBLAS TFLOPS | vs cuBLAS (>1 faster) | samples | GPU | "
         "configuration |\n";
-  md += "|---|---:|---:|---:|---:|---:|---|---|\n";
+  md += "|---|---:|---:|---:|---:|---:|---|---|---|\n";
 
   double log_sum = 0;
   int compared = 0;
@@ -160,14 +160,16 @@ std::string bench_markdown(const Suite& suite, const RunInfo& info, const std::v
       if (best->disposition != Disposition::passed)
         config = fmt::format("**{}**: {} ({})", to_string(best->disposition), cell(best->reason), config);
     }
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} / {} | {} |\n", r.problem.describe(), ms(best), ms(ref),
-                      tflops(best), tflops(ref), ratio, n(best), n(ref), config);
+    const std::string clocks = timed(best) ? best->clocks_text() : "";
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} / {} | {} | {} |\n", r.problem.describe(), ms(best), ms(ref),
+                      tflops(best), tflops(ref), ratio, n(best), n(ref), clocks.empty() ? "—" : clocks, config);
   }
   if (compared > 0)
     md += fmt::format("\nGeometric mean of ktune's speed relative to cuBLAS: **{:.3f}×** over {} problem{}.\n",
                       std::exp(log_sum / compared), compared, compared == 1 ? "" : "s");
-  md += "\nTimes are medians of samples of the best cached configuration and of cuBLAS, measured in turns "
-        "(interleaved) in one worker, each sample after an L2 flush.\n";
+  md += "\nTimes are medians of samples of the best cached configuration and of cuBLAS, taken alternately "
+        "(sample by sample, in rounds) in one worker, each sample after an L2 flush. GPU: SM clock and power "
+        "after the samples (NVML); THROTTLED when the clocks were held down.\n";
   return md;
 }
 

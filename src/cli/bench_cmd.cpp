@@ -4,11 +4,11 @@
 // which lists what is missing and exits 1. Writes <stem>.json (raw samples), .csv, .md and, with
 // --format gbench, .gbench.json (Google Benchmark JSON, store/gbench_json.hpp).
 //
-// The reference and the best configuration are measured in turns, --rounds times, in the order
-// R K K R R K ... (tune/interleaved.hpp): clocks and temperature drift during a run, and in turns
-// they hit both alike instead of whichever was measured last. Every turn checks the output on
-// poisoned buffers before and after timing. --plant-delay makes the kernel a given fraction slower
-// on the GPU: the regression gate's self-test (README, "Benchmarks and CI gating").
+// The reference and the best configuration are measured in --rounds rounds (tune/interleaved.hpp):
+// in each, one worker run in which the two alternate sample by sample, so clock, power and
+// temperature drift hit both alike. Every round checks the output on poisoned buffers before and
+// after its samples. --plant-delay makes the kernel a given fraction slower on the GPU: the
+// regression gate's self-test (README, "Benchmarks and CI gating").
 #include <fmt/format.h>
 
 #include <memory>
@@ -144,25 +144,6 @@ CandidateRecord compile_best(Compiler& compiler, const Planned& p, const Winner&
 
 bool ready(const CandidateRecord& best) { return best.disposition == Disposition::not_run && best.compile.ok; }
 
-// "1980 MHz 512 W" from the readings after the samples; "THROTTLED (sw_power_cap)" when a reading
-// says the clocks were held down.
-std::string clocks_text(const CandidateRecord& rec) {
-  const auto& t = rec.telemetry_after ? rec.telemetry_after : rec.telemetry_before;
-  if (!t) return "";
-  std::string text;
-  if (t->sm_clock_mhz) text += fmt::format(" {} MHz", *t->sm_clock_mhz);
-  if (t->power_w) text += fmt::format(" {:.0f} W", *t->power_w);
-  if (rec.throttled()) {
-    std::string why;
-    for (const auto* r : {&rec.telemetry_before, &rec.telemetry_after})
-      if (*r && (*r)->clock_event_reasons)
-        for (const std::string& name : cuda::reason_names(*(*r)->clock_event_reasons & cuda::clock_event::throttling))
-          if (why.find(name) == std::string::npos) why += (why.empty() ? "" : ",") + name;
-    text += " THROTTLED (" + why + ")";
-  }
-  return text;
-}
-
 void print_row(const ProblemResult& r) {
   for (const CandidateRecord& rec : r.records) {
     const std::string label = rec.source == "cublas" ? rec.kernel_name : short_params(rec.params);
@@ -171,7 +152,7 @@ void print_row(const ProblemResult& r) {
       continue;
     }
     fmt::print("  {:<7} {:>9.4f} ms  {:>7.1f} TFLOPS  {:>6.3f}x cuBLAS  n={:<4}{}  {}{}\n", rec.source,
-               rec.time->median, rec.tflops, rec.ratio_vs_reference, rec.time->n, clocks_text(rec), label,
+               rec.time->median, rec.tflops, rec.ratio_vs_reference, rec.time->n, rec.clocks_text().empty() ? "" : " " + rec.clocks_text(), label,
                rec.reason.empty() ? "" : "  (" + rec.reason + ")");
   }
 }

@@ -68,6 +68,23 @@ bool CandidateRecord::throttled() const {
   return false;
 }
 
+std::string CandidateRecord::clocks_text() const {
+  const auto& t = telemetry_after ? telemetry_after : telemetry_before;
+  if (!t) return "";
+  std::string text;
+  if (t->sm_clock_mhz) text += fmt::format("{} MHz", *t->sm_clock_mhz);
+  if (t->power_w) text += fmt::format("{}{:.0f} W", text.empty() ? "" : " ", *t->power_w);
+  if (throttled()) {
+    std::string why;
+    for (const auto* r : {&telemetry_before, &telemetry_after})
+      if (*r && (*r)->clock_event_reasons)
+        for (const std::string& name : cuda::reason_names(*(*r)->clock_event_reasons & cuda::clock_event::throttling))
+          if (why.find(name) == std::string::npos) why += (why.empty() ? "" : ",") + name;
+    text += " THROTTLED (" + why + ")";
+  }
+  return text;
+}
+
 void derive_metrics(CandidateRecord& rec, const Cost& cost, double baseline_ms) {
   if (!rec.time || rec.time->median <= 0) return;
   const double seconds = rec.time->median * 1e-3;

@@ -124,6 +124,9 @@ struct CandidateRecord {
   // samples; empty where NVML is not available. A record measured while throttled says so.
   std::optional<cuda::GpuTelemetry> telemetry_before, telemetry_after;
   bool throttled() const;
+  // "1515 MHz 689 W THROTTLED (sw_power_cap)": the reading after the samples, and the throttle
+  // reasons of either reading; empty without NVML.
+  std::string clocks_text() const;
   std::optional<ErrorStats> error;
   double tflops = 0;
   double gbps = 0;

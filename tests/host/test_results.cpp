@@ -321,3 +321,38 @@ TEST(RecordJson, NonFiniteDoublesAndStrictTypes) {
 
 }  // namespace
 }  // namespace ktune
+
+namespace ktune {
+namespace {
+
+// Rounds and the NVML readings of a record survive the results file, and a reading with a
+// throttle reason marks the record throttled (bench prints it, the markdown shows it).
+TEST(RecordJson, RoundsAndTelemetryRoundTrip) {
+  CandidateRecord rec;
+  rec.source = "ktune";
+  rec.rounds = {20, 20, 19};
+  cuda::GpuTelemetry before, after;
+  before.sm_clock_mhz = 1980;
+  before.power_w = 410.5;
+  before.clock_event_reasons = cuda::clock_event::gpu_idle;
+  after.sm_clock_mhz = 1515;
+  after.power_w = 689.0;
+  after.clock_event_reasons = cuda::clock_event::sw_power_cap;
+  rec.telemetry_before = before;
+  rec.telemetry_after = after;
+  const CandidateRecord back = nlohmann::json(rec).get<CandidateRecord>();
+  EXPECT_EQ(back.rounds, rec.rounds);
+  ASSERT_TRUE(back.telemetry_before && back.telemetry_after);
+  EXPECT_EQ(*back.telemetry_before, before);
+  EXPECT_EQ(*back.telemetry_after, after);
+  EXPECT_TRUE(back.throttled());
+  EXPECT_EQ(back.clocks_text(), "1515 MHz 689 W THROTTLED (sw_power_cap)");
+
+  rec.telemetry_after->clock_event_reasons = cuda::clock_event::gpu_idle;  // idle is not throttling
+  EXPECT_FALSE(rec.throttled());
+  EXPECT_EQ(rec.clocks_text(), "1515 MHz 689 W");
+  EXPECT_EQ(CandidateRecord{}.clocks_text(), "");  // no NVML: nothing, not zeros
+}
+
+}  // namespace
+}  // namespace ktune
