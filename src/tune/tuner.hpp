@@ -74,8 +74,8 @@ class Tuner {
   TuneOptions options_;
 };
 
-// Indices of the passed, unpruned records whose median is within `margin` of the best, fastest
-// first, at most `count`.
+// Indices of the passed, unpruned records, fastest first, at most `count`: the best two, then
+// those whose median is within `margin` of the best.
 std::vector<size_t> pick_finalists(const std::vector<CandidateRecord>& records, int count, double margin);
 
 Tolerance tolerance_for(const KernelFamily& family, const Problem& problem, const ToleranceOverride& override);
