@@ -3,13 +3,14 @@
 // cannot be told apart from noise. Pure functions, so the host tests pin every verdict down.
 //
 // What is judged. In a `ktune bench` file each problem holds a baseline record (cuBLAS, source
-// "cublas") and ktune's record, both measured in R interleaved rounds (R K K R R K ...); `rounds`
-// holds how many samples each round took. Clocks and temperature move between runs as much as
-// the slowdowns a gate is for: on the lent H100 cuBLAS 8192^3 moved by +4 to +5% between two runs
-// 30 s apart (results/h100/bench-default.json, bench-rerun.json). A change to ktune never touches
+// "cublas") and ktune's record, both measured in R rounds in which the two alternate sample by
+// sample (tune/interleaved.hpp); `rounds` holds how many samples each round took. Clocks and
+// temperature move between runs as much as the slowdowns a gate is for: on the lent H100, at its
+// power cap, cuBLAS moved by up to 8% between two runs minutes apart
+// (results/h100/compare-default-vs-planted-5.txt). A change to ktune never touches
 // cuBLAS, so cuBLAS is the control and a kernel is judged by its per-round ratio to it:
 //     unit_r = median(kernel samples of round r) / median(baseline samples of round r)
-// Round r of both ran back to back: drift that hits both in a round cancels, and the round is the
+// Round r of both ran interleaved: drift that hits both in a round cancels, and the round is the
 // replication unit. The change is that of the ratio (+0.05: 5% slower relative to cuBLAS).
 // A record is judged on ratios when, in BASE and in NEW, it and its problem's baseline (passed)
 // both carry `rounds`, as many for the kernel as for the baseline. Otherwise (sweep files, files
