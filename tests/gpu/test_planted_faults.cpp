@@ -60,6 +60,19 @@ TEST(PlantedFaults, EveryFaultIsClassifiedAndTheSweepGoesOn) {
   std::string cached = read_file(dir / "cache.txt");
   EXPECT_EQ(show, 0) << cached;
   EXPECT_NE(cached.find("\"FAULT\": 0"), std::string::npos) << cached;
+
+  // `ktune verify` of the whole cache: the entry came from a sweep file, so without it the entry
+  // is skipped with a note (not an error), and with it the winner is verified.
+  const std::string cache_dir = " --cache-dir " + (dir / "cache").string();
+  int skip = test::run_ktune("verify" + cache_dir, dir / "verify-skip.txt");
+  std::string skipped = read_file(dir / "verify-skip.txt");
+  EXPECT_EQ(skip, 0) << skipped;
+  EXPECT_NE(skipped.find("SKIP gemm 256x192x128"), std::string::npos) << skipped;
+  EXPECT_NE(skipped.find("0 passed, 0 failed, 1 skipped"), std::string::npos) << skipped;
+  int verify = test::run_ktune("verify --config " + config + cache_dir, dir / "verify.txt");
+  std::string verified = read_file(dir / "verify.txt");
+  EXPECT_EQ(verify, 0) << verified;
+  EXPECT_NE(verified.find("1 passed, 0 failed"), std::string::npos) << verified;
 }
 
 }  // namespace
