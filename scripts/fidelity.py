@@ -1,12 +1,13 @@
 """Timing fidelity: does ktune measure what independent timers measure?
 
 On a GPU machine with PyTorch, Triton and Nsight Compute, for each shape of suites/fidelity.json:
-  1. `ktune bench` (tunes what the cache lacks) with the default timer (CUDA events), then again
-     with --timer cupti (the GPU's own kernel stamps), --l2-flush read and --hold, to see what
-     each suspect of a discrepancy changes;
+  1. `ktune bench` (tunes what the cache lacks) with the defaults (CUDA events, stream held while a
+     batch is enqueued), then again with --no-hold, --timer cupti (the GPU's own kernel stamps),
+     --l2-flush read, and with --timer cupti --cooldown MS (every sample an isolated launch after
+     MS of idle, the regime a profiler's replay measures), to see what each suspect changes;
   2. cuBLAS through torch.matmul on the same shapes and input distribution (A ~ N(0,1),
      B ~ N(0,1)/sqrt(K)) under triton's do_bench: the median of 3 x (warmup 100 ms, rep 500 ms);
-  3. ncu (--clock-control none --cache-control all) over `ktune bench --no-tune`: the kernel
+  3. ncu (--clock-control none --cache-control all) over `ktune bench --no-tune --no-hold`: the kernel
      durations (gpu__time_duration) of ktune's kernel and of cuBLAS's, whose median ratio is the
      ratio a profiler would report.
 Prints a table of the deviations and writes OUT/fidelity.txt and OUT/fidelity.json.
@@ -48,8 +49,12 @@ def records(results):
     return out
 
 
+COOLDOWNS = (10, 50)  # ms of idle before each isolated sample
 runs = {"events": bench("fid-events")}
-for name, extra in (("cupti", ["--timer", "cupti"]), ("read", ["--l2-flush", "read"]), ("hold", ["--hold"])):
+variants = [("nohold", ["--no-hold"]), ("cupti", ["--timer", "cupti"]), ("read", ["--l2-flush", "read"])]
+variants += [(f"isolated-{c}", ["--timer", "cupti", "--cooldown", str(c), "--samples", "100", "--rounds", "5"])
+             for c in COOLDOWNS]
+for name, extra in variants:
     runs[name] = bench("fid-" + name, "--no-tune", *extra)
 recs = {name: records(r) for name, r in runs.items()}
 
@@ -75,7 +80,10 @@ for i, p in enumerate(problems):
     json.dump({"name": f"fidelity-{i}", "problems": [p]}, open(one, "w"))
     cmd = ["ncu", "--target-processes", "all", "--clock-control", "none", "--cache-control", "all",
            "--metrics", "gpu__time_duration.sum",
-           "--csv", "--print-units", "base", KTUNE, "bench", one, "--no-tune", "--samples", "30", "--rounds", "2",
+           # --no-hold: ncu runs each launch to completion before returning, so a kernel holding the
+           # stream until the batch is enqueued would only end at its safety valve.
+           "--csv", "--print-units", "base", KTUNE, "bench", one, "--no-tune", "--no-hold", "--samples", "30",
+           "--rounds", "2",
            "--warmup-ms", "1", "--timeout", "600", "--out", OUT, "--stem", f"fid-ncu-{i}", "--no-progress"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     open(os.path.join(OUT, f"fid-ncu-{i}.log"), "w").write(proc.stdout + proc.stderr)
@@ -114,30 +122,37 @@ def clocks(rec):
     return f"{t.get('sm_clock_mhz', '?')} MHz {t.get('power_w', 0):.0f} W{flag}"
 
 
-lines = ["shape | cuBLAS events | do_bench | dev | read-flush | hold | cupti cuBLAS | ncu cuBLAS | "
-         "ratio events | ratio cupti | ratio ncu | cupti vs ncu | events vs ncu | clocks (events run)",
-         "---|---|---|---|---|---|---|---|---|---|---|---|---|---"]
+cols = ["shape", "cuBLAS events", "do_bench", "dev", "no-hold", "dev", "read-flush", "dev", "cupti cuBLAS", "ncu cuBLAS",
+        "ratio events", "ratio cupti"] + [f"ratio isolated {c}ms" for c in COOLDOWNS] + \
+       ["ratio ncu", "events vs ncu", "cupti vs ncu"] + [f"isolated {c}ms vs ncu" for c in COOLDOWNS] + \
+       ["clocks events run", f"clocks isolated {COOLDOWNS[-1]}ms"]
+lines = [" | ".join(cols), "|".join(["---"] * len(cols))]
 summary = []
+f = lambda x: f"{x:.4f}" if x else "n/a"  # noqa: E731
+g = lambda x: f"{x:.3f}x" if x else "n/a"  # noqa: E731
 for p in problems:
     s = shape(p)
-    ev_c, ev_k = recs["events"].get(s, (None, None))
-    cu_c, cu_k = recs["cupti"].get(s, (None, None))
-    rd_c, _ = recs["read"].get(s, (None, None))
-    ho_c, _ = recs["hold"].get(s, (None, None))
+    got = {name: recs[name].get(s, (None, None)) for name in recs}
+    (ev_c, ev_k), (nh_c, _), (rd_c, _), (cu_c, cu_k) = got["events"], got["nohold"], got["read"], got["cupti"]
+    iso = {c: got[f"isolated-{c}"] for c in COOLDOWNS}
     n = ncu.get(s)
     ncu_ratio = n["cublas"] / n["ktune"] if n else None
-    row = {"shape": s, "events_cublas_ms": median(ev_c), "dobench_ms": dobench.get(s),
-           "read_flush_cublas_ms": median(rd_c), "hold_cublas_ms": median(ho_c), "cupti_cublas_ms": median(cu_c),
+    db = dobench.get(s)
+    row = {"shape": s, "events_cublas_ms": median(ev_c), "dobench_ms": db, "nohold_cublas_ms": median(nh_c),
+           "read_flush_cublas_ms": median(rd_c), "cupti_cublas_ms": median(cu_c),
            "ncu_cublas_ms": n["cublas"] if n else None, "ncu_ktune_ms": n["ktune"] if n else None,
            "ratio_events": ratio(ev_k), "ratio_cupti": ratio(cu_k), "ratio_ncu": ncu_ratio,
-           "telemetry_events": (ev_c or {}).get("telemetry_after")}
+           "ratio_isolated": {str(c): ratio(iso[c][1]) for c in COOLDOWNS},
+           "telemetry_events": (ev_c or {}).get("telemetry_after"),
+           "telemetry_isolated": {str(c): (iso[c][0] or {}).get("telemetry_after") for c in COOLDOWNS}}
     summary.append(row)
-    f = lambda x: f"{x:.4f}" if x else "n/a"  # noqa: E731
-    g = lambda x: f"{x:.3f}x" if x else "n/a"  # noqa: E731
-    lines.append(" | ".join([s, f(median(ev_c)), f(dobench.get(s)), pct(median(ev_c), dobench.get(s)), f(median(rd_c)),
-                             f(median(ho_c)), f(median(cu_c)), f(n["cublas"] if n else None), g(ratio(ev_k)),
-                             g(ratio(cu_k)), g(ncu_ratio), pct(ratio(cu_k), ncu_ratio), pct(ratio(ev_k), ncu_ratio),
-                             clocks(ev_c)]))
+    cells = [s, f(median(ev_c)), f(db), pct(median(ev_c), db), f(median(nh_c)), pct(median(nh_c), db), f(median(rd_c)),
+             pct(median(rd_c), db), f(median(cu_c)), f(n["cublas"] if n else None), g(ratio(ev_k)), g(ratio(cu_k))]
+    cells += [g(ratio(iso[c][1])) for c in COOLDOWNS]
+    cells += [g(ncu_ratio), pct(ratio(ev_k), ncu_ratio), pct(ratio(cu_k), ncu_ratio)]
+    cells += [pct(ratio(iso[c][1]), ncu_ratio) for c in COOLDOWNS]
+    cells += [clocks(ev_c), clocks(iso[COOLDOWNS[-1]][0])]
+    lines.append(" | ".join(cells))
 text = "\n".join(lines) + "\n"
 open(os.path.join(OUT, "fidelity.txt"), "w").write(text)
 json.dump(summary, open(os.path.join(OUT, "fidelity.json"), "w"), indent=1)

@@ -1,7 +1,9 @@
 #include "bench/measure.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -21,14 +23,27 @@ std::vector<double> timed_batch(GpuContext& gpu, const std::vector<const std::fu
                                 std::vector<cuda::Event>& events) {
   const int count = static_cast<int>(works.size());
   while (events.size() < static_cast<size_t>(2 * count)) events.emplace_back();
-  if (gpu.timing().hold) gpu.hold_stream();
-  for (int i = 0; i < count; ++i) {
-    gpu.flush_l2();
-    KTUNE_CUDA(cudaEventRecord(events[2 * i].get(), gpu.stream()));
-    (*works[i])();
-    KTUNE_CUDA(cudaEventRecord(events[2 * i + 1].get(), gpu.stream()));
+  const TimingMethod& method = gpu.timing();
+  auto enqueue = [&](int from, int to) {
+    if (method.hold) gpu.hold_stream();
+    for (int i = from; i < to; ++i) {
+      gpu.flush_l2();
+      KTUNE_CUDA(cudaEventRecord(events[2 * i].get(), gpu.stream()));
+      (*works[i])();
+      KTUNE_CUDA(cudaEventRecord(events[2 * i + 1].get(), gpu.stream()));
+    }
+    if (method.hold) gpu.release_stream();
+  };
+  if (method.cooldown_ms > 0) {
+    // One isolated sample at a time: the GPU has finished everything and idled before each.
+    for (int i = 0; i < count; ++i) {
+      KTUNE_CUDA(cudaStreamSynchronize(gpu.stream()));
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(method.cooldown_ms));
+      enqueue(i, i + 1);
+    }
+  } else {
+    enqueue(0, count);
   }
-  if (gpu.timing().hold) gpu.release_stream();
   KTUNE_CUDA(cudaEventSynchronize(events[2 * count - 1].get()));
   std::vector<double> ms(count);
   for (int i = 0; i < count; ++i) {
@@ -63,12 +78,13 @@ Measurement measure(GpuContext& gpu, const std::function<void()>& work, const St
   std::vector<cuda::Event> events;
   // Warmup by time, with the same flushes as the timed samples: module load, clocks and caches
   // settle before anything counts.
+  const double idle = gpu.timing().cooldown_ms;  // counts as warmup time: it is time spent
   double estimate = timed_batch(gpu, work, 1, events)[0];
-  double warmed = estimate;
+  double warmed = estimate + idle;
   while (warmed < warmup_ms) {
-    int count = std::clamp(static_cast<int>((warmup_ms - warmed) / std::max(estimate, 1e-3)), 1, 64);
+    int count = std::clamp(static_cast<int>((warmup_ms - warmed) / std::max(estimate + idle, 1e-3)), 1, 64);
     auto ms = timed_batch(gpu, work, count, events);
-    for (double t : ms) warmed += t;
+    for (double t : ms) warmed += t + idle;
     estimate = ms.back();
   }
 
@@ -105,12 +121,14 @@ PairedMeasurement measure_paired(GpuContext& gpu, const std::function<void()>& a
       into.b_ms.push_back(a_first ? ms[i + 1] : ms[i]);
     }
   };
+  const double idle = gpu.timing().cooldown_ms;  // counts as warmup time: it is time spent
   PairedMeasurement warm;
   split(timed_batch(gpu, pairs(1, 0), events), 0, warm);
-  double estimate = warm.a_ms.back() + warm.b_ms.back(), warmed = estimate;
+  double estimate = warm.a_ms.back() + warm.b_ms.back(), warmed = estimate + 2 * idle;
   while (warmed < warmup_ms) {
-    const int n = std::clamp(static_cast<int>((warmup_ms - warmed) / std::max(estimate, 1e-3)), 1, 32);
-    for (double t : timed_batch(gpu, pairs(n, 0), events)) warmed += t;
+    const int n =
+        std::clamp(static_cast<int>((warmup_ms - warmed) / std::max(estimate + 2 * idle, 1e-3)), 1, 32);
+    for (double t : timed_batch(gpu, pairs(n, 0), events)) warmed += t + idle;
   }
   PairedMeasurement m;
   int done = 0;

@@ -24,7 +24,13 @@ struct TimingMethod {
   std::string l2_flush = "write";
   // Hold the stream with a kernel that waits on a host flag until a whole batch of samples is
   // enqueued (as nvbench does), so host launch overhead never shows inside an event interval.
-  bool hold = false;
+  // On by default: without it cuBLAS's heavier host path leaked 1-2% into its short samples
+  // (README, "Does it agree with other timers?").
+  bool hold = true;
+  // Idle time before every sample (0: none). A GPU under sustained load runs at its power-capped
+  // clocks; one that idled a few milliseconds starts the next kernel at its burst clocks, which is
+  // what a profiler's replay (ncu) measures. With a cooldown each sample is an isolated launch.
+  double cooldown_ms = 0;
 };
 
 struct Measurement {

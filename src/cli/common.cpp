@@ -106,7 +106,12 @@ void add_measure_flags(CLI::App& app, MeasureFlags& f) {
       ->check(CLI::IsMember({"write", "read"}))
       ->capture_default_str();
   app.add_flag("--hold,!--no-hold", f.timing.hold,
-               "hold the stream until a batch of samples is enqueued, so launch overhead never counts");
+               "hold the stream until a batch of samples is enqueued, so launch overhead never counts")
+      ->capture_default_str();
+  app.add_option("--cooldown", f.timing.cooldown_ms,
+                 "idle this many ms before every sample: isolated launches at burst clocks, as a profiler measures")
+      ->check(CLI::Range(0.0, 1000.0))
+      ->capture_default_str();
   app.add_option("--finalists", f.finalists,
                  "candidates within 3% of the best re-measured against the baseline before choosing")
       ->check(CLI::Range(1, 64))

@@ -28,7 +28,9 @@ Report build_report(const RunInfo& run, const std::vector<ProblemResult>& result
       }
       ReportRecord r{rec.source,      rec.config_name, rec.params,       rec.kernel_name,
                      rec.disposition, rec.pruned,      rec.time->median, rec.time->n,
-                     rec.ratio_vs_reference, roofline(result.cost, rec.time->median, p.roofs)};
+                     rec.ratio_vs_reference, roofline(result.cost, rec.time->median, p.roofs),
+                     rec.telemetry_after ? rec.telemetry_after : rec.telemetry_before,
+                     rec.throttled(),         rec.clocks_text()};
       if (rec.source != "cublas" && rec.disposition == Disposition::passed) ++p.passed_candidates;
       p.records.push_back(std::move(r));
     }

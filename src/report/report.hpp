@@ -26,6 +26,11 @@ struct ReportRecord {
   size_t samples = 0;
   double ratio_vs_reference = 0;  // the results file's: reference median / this median
   RooflinePoint roof;
+  // NVML's reading after the samples (clocks, power); a record measured while the GPU held its
+  // clocks down is flagged, since its time is slower than the kernel.
+  std::optional<cuda::GpuTelemetry> telemetry;
+  bool throttled = false;
+  std::string clocks;  // "1515 MHz 689 W THROTTLED (sw_power_cap)", empty without NVML
 };
 
 struct ReportProblem {

@@ -3,7 +3,8 @@
 // empty), config_name, params (NAME=VALUE ...), kernel_name, disposition, pruned, samples,
 // median_ms, flops, min_bytes, intensity, ridge, bound, achieved_tflops, achieved_gbps,
 // compute_roof_tflops, memory_roof_gbps, attainable_tflops, pct_compute_roof, pct_memory_roof,
-// pct_attainable, ratio_vs_reference, ceilings (measured or datasheet). Quoted as RFC 4180 asks.
+// pct_attainable, ratio_vs_reference, sm_clock_mhz and power_w (NVML after the samples; empty
+// without it), throttled, ceilings (measured or datasheet). Quoted as RFC 4180 asks.
 #include <fmt/format.h>
 
 #include <set>
@@ -24,6 +25,14 @@ std::string field(std::string_view s) {
 }
 
 std::string number(double v) { return fmt::format("{}", v); }
+
+std::string sm_clock(const ReportRecord& r) {
+  return r.telemetry && r.telemetry->sm_clock_mhz ? std::to_string(*r.telemetry->sm_clock_mhz) : "";
+}
+
+std::string power(const ReportRecord& r) {
+  return r.telemetry && r.telemetry->power_w ? number(*r.telemetry->power_w) : "";
+}
 
 std::vector<std::string> dim_names(const Report& report) {
   std::set<std::string> names;
@@ -46,7 +55,7 @@ std::string report_to_csv(const Report& report) {
                         "pruned", "samples", "median_ms", "flops", "min_bytes", "intensity", "ridge", "bound",
                         "achieved_tflops", "achieved_gbps", "compute_roof_tflops", "memory_roof_gbps",
                         "attainable_tflops", "pct_compute_roof", "pct_memory_roof", "pct_attainable",
-                        "ratio_vs_reference", "ceilings"})
+                        "ratio_vs_reference", "sm_clock_mhz", "power_w", "throttled", "ceilings"})
     header.push_back(c);
 
   std::string out;
@@ -72,7 +81,8 @@ std::string report_to_csv(const Report& report) {
             number(f.ridge), f.bound, number(f.achieved_tflops), number(f.achieved_gbps),
             number(p.roofs.compute_tflops), number(p.roofs.memory_gbps), number(f.attainable_tflops),
             number(f.pct_compute_roof), number(f.pct_memory_roof), number(f.pct_attainable),
-            number(r.ratio_vs_reference), report.ceilings.source})
+            number(r.ratio_vs_reference), sm_clock(r), power(r), std::string(r.throttled ? "true" : "false"),
+            report.ceilings.source})
         cells.push_back(std::move(cell));
       line(cells);
     }

@@ -72,7 +72,7 @@ std::string problem_section(const ReportProblem& p, const Ceilings& c) {
                    p.roofs.memory_gbps, escape(c.source), escape(counts));
   s += "<table class=\"candidates\"><tr><th>#</th><th class=\"text\">source</th><th class=\"text\">config</th>"
        "<th>median ms</th><th>TFLOPS</th><th>GB/s</th><th>% compute roof</th><th>% memory roof</th>"
-       "<th>vs cuBLAS</th><th class=\"text\">note</th></tr>\n";
+       "<th>vs cuBLAS</th><th class=\"text\">GPU</th><th class=\"text\">note</th></tr>\n";
   size_t shown = 0;
   for (size_t i = 0; i < p.records.size(); ++i) {
     const ReportRecord& r = p.records[i];
@@ -84,7 +84,8 @@ std::string problem_section(const ReportProblem& p, const Ceilings& c) {
          td(record_config(r), true) + td(fmt::format("{:.4f}", r.median_ms)) +
          td(fmt::format("{:.1f}", r.roof.achieved_tflops)) + td(fmt::format("{:.0f}", r.roof.achieved_gbps)) +
          td(pct(r.roof.pct_compute_roof)) + td(pct(r.roof.pct_memory_roof)) +
-         td(fmt::format("{:.3f}x", r.ratio_vs_reference)) + td(record_note(p, i), true) + "</tr>\n";
+         td(fmt::format("{:.3f}x", r.ratio_vs_reference)) + td(r.clocks.empty() ? "—" : r.clocks, true) +
+         td(record_note(p, i), true) + "</tr>\n";
   }
   return s + "</table></section>\n";
 }

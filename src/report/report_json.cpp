@@ -1,6 +1,7 @@
 // The report as JSON; see writers.hpp. Numbers that can be non-finite go through double_to_json.
 #include "report/writers.hpp"
 #include "store/record_json.hpp"
+#include "store/telemetry_json.hpp"
 
 namespace ktune {
 
@@ -40,7 +41,9 @@ json report_to_json(const Report& report) {
                          {"median_ms", double_to_json(r.median_ms)},
                          {"samples", r.samples},
                          {"ratio_vs_reference", double_to_json(r.ratio_vs_reference)},
-                         {"roofline", roofline_json(r.roof)}});
+                         {"roofline", roofline_json(r.roof)},
+                         {"telemetry", r.telemetry ? json(*r.telemetry) : json(nullptr)},
+                         {"throttled", r.throttled}});
     }
     problems.push_back({{"problem", p.problem},
                         {"cost", p.cost},

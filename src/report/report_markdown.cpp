@@ -58,18 +58,19 @@ std::string report_to_markdown(const Report& report) {
     std::string counts = fmt::format("{} passed", p.passed_candidates);
     for (const auto& [disposition, n] : p.untimed) counts += fmt::format(", {} {}", n, disposition);
     md += fmt::format("Candidates: {}.\n\n", counts);
-    md += "| # | source | config | median ms | TFLOPS | GB/s | % compute roof | % memory roof | vs cuBLAS | note "
-          "|\n|---|---|---|---|---|---|---|---|---|---|\n";
+    md += "| # | source | config | median ms | TFLOPS | GB/s | % compute roof | % memory roof | vs cuBLAS | GPU | note "
+          "|\n|---|---|---|---|---|---|---|---|---|---|---|\n";
     size_t shown = 0;
     for (size_t i = 0; i < p.records.size(); ++i) {
       const ReportRecord& r = p.records[i];
       const bool is_reference = p.reference == i;
       if (!is_reference && shown >= kTopCandidates) continue;
       if (!is_reference) ++shown;
-      md += fmt::format("| {} | {} | {} | {:.4f} | {:.1f} | {:.0f} | {} | {} | {:.3f}x | {} |\n",
+      md += fmt::format("| {} | {} | {} | {:.4f} | {:.1f} | {:.0f} | {} | {} | {:.3f}x | {} | {} |\n",
                         is_reference ? "ref" : std::to_string(shown), provider_name(r.source), cell(record_config(r)),
                         r.median_ms, r.roof.achieved_tflops, r.roof.achieved_gbps, pct(r.roof.pct_compute_roof),
-                        pct(r.roof.pct_memory_roof), r.ratio_vs_reference, record_note(p, i));
+                        pct(r.roof.pct_memory_roof), r.ratio_vs_reference, r.clocks.empty() ? "—" : cell(r.clocks),
+                        record_note(p, i));
     }
   }
   return md;

@@ -46,6 +46,7 @@ GpuContext::GpuContext(const std::filesystem::path& compile_cache_dir)
   compare_scratch_ = cuda::DeviceBuffer(sizeof(CompareScratch));
   KTUNE_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&hold_flag_), sizeof(int), cudaHostAllocMapped));
   *hold_flag_ = 0;
+  KTUNE_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&hold_flag_device_), hold_flag_, 0));
   // Clocks and power next to every measurement; a GPU without NVML still measures, and says so.
   char bus_id[32] = {};
   int device = 0;
@@ -201,10 +202,11 @@ void GpuContext::flush_l2() {
 void GpuContext::hold_stream() {
   CUfunction f = helper("ktune_hold");
   *reinterpret_cast<volatile int*>(hold_flag_) = 0;
-  int* device_flag = nullptr;
-  KTUNE_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_flag), hold_flag_, 0));
+  int* device_flag = hold_flag_device_;
   // A safety valve, not a timing: a host that never releases the stream must not hang the GPU.
-  long long max_cycles = static_cast<long long>(device_.sm_clock_khz) * 1000 * 2;  // about 2 s
+  // Enqueuing a batch takes well under a millisecond; under a profiler that runs each launch to
+  // completion before returning (ncu), the hold can only end here, so keep it short.
+  long long max_cycles = static_cast<long long>(device_.sm_clock_khz) * 1000 / 5;  // about 200 ms
   void* args[] = {&device_flag, &max_cycles};
   launch(f, Launch{}, args);
 }

@@ -88,7 +88,8 @@ class GpuContext {
   std::optional<cuda::NvmlSampler> nvml_;
   std::string telemetry_note_;
   cuda::DeviceBuffer flush_sink_;
-  int* hold_flag_ = nullptr;  // mapped, pinned host memory the hold kernel polls
+  int* hold_flag_ = nullptr;         // mapped, pinned host memory the hold kernel polls
+  int* hold_flag_device_ = nullptr;  // the same memory as the device sees it
   std::map<std::string, std::unique_ptr<cuda::Module>> helper_modules_;
   std::map<std::string, CUfunction> helpers_;
 };

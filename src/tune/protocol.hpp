@@ -1,6 +1,7 @@
 // The conversation between ktune and its worker process: one JSON object per line, a request on
 // the worker's stdin, its reply on stdout. Requests (field "op"):
-//   hello    {timer, l2_flush, hold}        -> {ok, device, telemetry_note}  (bench/measure.hpp)
+//   hello    {timer, l2_flush, hold,       -> {ok, device, telemetry_note}  (bench/measure.hpp)
+//             cooldown_ms}
 //   problem  {problem, seed, tolerance}     -> {ok} | {ok:false, error}   inputs + reference
 //   baseline {rule, warmup_ms}              -> {ok, record}               the library call, timed
 //   run      {cubin_path, lowered_name, launch, rule, warmup_ms, best_ms, verify_only[, plant_delay]}

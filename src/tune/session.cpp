@@ -36,7 +36,8 @@ void Session::ensure_ready() {
     auto reply = client_.call({{"op", "hello"},
                                {"timer", options_.timing.timer},
                                {"l2_flush", options_.timing.l2_flush},
-                               {"hold", options_.timing.hold}},
+                               {"hold", options_.timing.hold},
+                               {"cooldown_ms", options_.timing.cooldown_ms}},
                               options_.setup_timeout);
     if (reply.status != WorkerClient::Status::ok)
       throw Error("the GPU worker failed to start: " + reply.detail);

@@ -50,6 +50,7 @@ class Worker {
     timing.timer = request.value("timer", timing.timer);
     timing.l2_flush = request.value("l2_flush", timing.l2_flush);
     timing.hold = request.value("hold", timing.hold);
+    timing.cooldown_ms = request.value("cooldown_ms", timing.cooldown_ms);
     gpu_->set_timing(timing);
     return {{"ok", true}, {"device", gpu_->device()}, {"telemetry_note", gpu_->telemetry_note()}};
   }

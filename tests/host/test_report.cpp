@@ -224,6 +224,40 @@ TEST(Report, OneProblemIsOnePointPerProvider) {
   EXPECT_EQ(count(perf, "class=\"series-line\""), 0u);
 }
 
+TEST(Report, ShowsClocksAndFlagsThrottledRecords) {
+  Loaded l;
+  l.run.device.name = "NVIDIA H100 80GB HBM3";
+  CandidateRecord capped = timed("ktune", 0.2, {{"BLOCK_M", 128}});
+  capped.telemetry_after = cuda::GpuTelemetry{1515, 2619, 689.5, 700.0, 61, cuda::clock_event::sw_power_cap};
+  CandidateRecord calm = timed("cublas", 0.21);
+  calm.telemetry_after = cuda::GpuTelemetry{1980, 2619, 301.0, 700.0, 45, 0};
+  CandidateRecord unknown = timed("ktune", 0.3, {{"BLOCK_M", 64}});  // measured without NVML
+  l.results.push_back(synthetic(4096, 4096, 4096, "fp16", {capped, calm, unknown}));
+  const Report report = build_report(l.run, l.results, measured(), "x.json");
+  const ReportProblem& p = report.problems[0];
+  ASSERT_EQ(p.records.size(), 3u);
+  EXPECT_TRUE(p.records[0].throttled);
+  EXPECT_FALSE(p.records[1].throttled);
+  EXPECT_FALSE(p.records[2].telemetry);
+
+  const std::string md = report_to_markdown(report);
+  EXPECT_NE(md.find("1515 MHz 690 W THROTTLED (sw_power_cap)"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 1980 MHz 301 W |"), std::string::npos) << md;
+  EXPECT_NE(report_to_html(report).find("1515 MHz 690 W THROTTLED (sw_power_cap)"), std::string::npos);
+
+  const std::string csv = report_to_csv(report);
+  EXPECT_NE(csv.find(",sm_clock_mhz,power_w,throttled,"), std::string::npos);
+  EXPECT_NE(csv.find(",1515,689.5,true,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",1980,301,false,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",,,false,"), std::string::npos) << csv;  // no NVML: empty, not 0
+
+  const nlohmann::json j = report_to_json(report);
+  const nlohmann::json& first = j["problems"][0]["records"][0];
+  EXPECT_EQ(first["throttled"], true);
+  EXPECT_EQ(first["telemetry"]["sm_clock_mhz"], 1515);
+  EXPECT_TRUE(j["problems"][0]["records"][2]["telemetry"].is_null());
+}
+
 TEST(Report, AProblemWithoutWinnerStillReports) {
   Loaded l;
   l.run.device.name = "NVIDIA H100 80GB HBM3";
