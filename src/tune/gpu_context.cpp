@@ -217,9 +217,15 @@ std::vector<SampleTime> GpuContext::cupti_samples() {
   if (!cupti_) throw Error("the CUPTI timer is not running");
   cupti_->flush();
   std::vector<ActivitySpan> spans = cupti_->take();
+  auto is_kernel = [](const ActivitySpan& s, const char* name) {
+    return s.kind == ActivitySpan::Kind::kernel && s.name.find(name) != std::string::npos;
+  };
+  // The hold kernel is enqueued before a sample's flush, so it would land in the previous sample
+  // (with --cooldown, every sample's): it waits on the host, it is not work.
+  std::erase_if(spans, [&](const ActivitySpan& s) { return is_kernel(s, "ktune_hold"); });
   // The read flush is a kernel: make it the sample marker a write flush's memset is.
   for (ActivitySpan& s : spans)
-    if (s.kind == ActivitySpan::Kind::kernel && s.name.find("ktune_read_flush") != std::string::npos) {
+    if (is_kernel(s, "ktune_read_flush")) {
       s.kind = ActivitySpan::Kind::memset;
       s.bytes = flush_buffer_.bytes();
     }

@@ -15,7 +15,9 @@
 #include "cuda/nvml.hpp"
 #include "cuda/resources.hpp"
 #include "gpu_test_support.hpp"
+#include "bench/measure.hpp"
 #include "store/telemetry_json.hpp"
+#include "tune/gpu_context.hpp"
 
 namespace ktune {
 namespace {
@@ -111,6 +113,36 @@ TEST(CuptiGpu, OneSamplePerIterationNoLongerThanItsEvents) {
               busy[kSamples / 2], event[kSamples / 2]);
   // A 2048^3 SGEMM is long next to launch overhead: the two must be close, or samples are misassigned.
   EXPECT_GT(busy[kSamples / 2], 0.8 * event[kSamples / 2]);
+}
+
+// Through the real timing loop: CUPTI's busy time of a sample can never exceed the events around
+// it (the kernels run between the two events), with the stream held per batch and with a
+// cooldown before every sample. A helper kernel counted as work (the hold kernel lands before a
+// sample's flush marker, i.e. inside the previous sample) breaks this.
+TEST(CuptiGpu, TimingLoopSamplesNoLongerThanTheirEvents) {
+  KTUNE_REQUIRE_GPU();
+  std::string why;
+  if (!cuda::cupti_available(&why)) GTEST_SKIP() << why;
+  GpuContext gpu(test::scratch_dir("cupti-loop"));
+  const long long cycles = static_cast<long long>(gpu.device().sm_clock_khz) * 30;  // ~30 us at full clock
+  auto work = [&] { gpu.spin(cycles); };
+  for (double cooldown_ms : {0.0, 1.0}) {
+    auto medians = [&](const std::string& timer) {
+      TimingMethod method;
+      method.timer = timer;
+      method.cooldown_ms = cooldown_ms;
+      gpu.set_timing(method);
+      PairedMeasurement m = measure_paired(gpu, work, work, 20, 0);
+      std::vector<double> all = m.a_ms;
+      all.insert(all.end(), m.b_ms.begin(), m.b_ms.end());
+      std::sort(all.begin(), all.end());
+      return all[all.size() / 2];
+    };
+    const double events = medians("events"), cupti = medians("cupti");
+    std::printf("spin ~30 us, cooldown %.0f ms: cupti %.4f ms, events %.4f ms\n", cooldown_ms, cupti, events);
+    EXPECT_LE(cupti, events + 0.003) << "cooldown " << cooldown_ms;
+    EXPECT_GT(cupti, 0.5 * events) << "cooldown " << cooldown_ms;
+  }
 }
 
 }  // namespace
