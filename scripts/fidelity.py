@@ -6,12 +6,16 @@ On a GPU machine with PyTorch, Triton and Nsight Compute, for each shape of suit
      --l2-flush read, and with --timer cupti --cooldown MS (every sample an isolated launch after
      MS of idle, the regime a profiler's replay measures), to see what each suspect changes;
   2. cuBLAS through torch.matmul on the same shapes and input distribution (A ~ N(0,1),
-     B ~ N(0,1)/sqrt(K)) under triton's do_bench: the median of 3 x (warmup 100 ms, rep 500 ms);
+     B ~ N(0,1)/sqrt(K)) under triton's do_bench: the median of 3 x (warmup 100 ms, rep 500 ms),
+     right before and right after ktune's default run, since the GPU's power and thermal state
+     moves do_bench's medians by several percent between runs minutes apart;
   3. ncu (--clock-control none --cache-control all) over `ktune bench --no-tune --no-hold`: the kernel
      durations (gpu__time_duration) of ktune's kernel and of cuBLAS's, whose median ratio is the
      ratio a profiler would report.
 Prints a table of the deviations and writes OUT/fidelity.txt and OUT/fidelity.json.
-Usage: python3 scripts/fidelity.py KTUNE OUTDIR"""
+Usage: python3 scripts/fidelity.py KTUNE OUTDIR [RESULTS.json ...]
+With results files, ktune measures the configurations they record (`bench --configs-from`)
+instead of tuning the shapes first."""
 import csv
 import io
 import json
@@ -20,7 +24,7 @@ import statistics
 import subprocess
 import sys
 
-KTUNE, OUT = sys.argv[1], sys.argv[2]
+KTUNE, OUT, CONFIGS_FROM = sys.argv[1], sys.argv[2], sys.argv[3:]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUITE = os.path.join(ROOT, "suites", "fidelity.json")
 os.makedirs(OUT, exist_ok=True)
@@ -34,6 +38,8 @@ def shape(p):
 
 def bench(stem, *extra, suite=SUITE):
     cmd = [KTUNE, "bench", suite, "--out", OUT, "--stem", stem, "--no-progress", *extra]
+    if CONFIGS_FROM:
+        cmd += ["--configs-from", *CONFIGS_FROM]
     log = open(os.path.join(OUT, stem + ".log"), "w")
     rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT).returncode
     print(f"{' '.join(cmd[1:])}: exit {rc}", flush=True)
@@ -49,27 +55,34 @@ def records(results):
     return out
 
 
+# triton's do_bench on PyTorch's cuBLAS call, same shapes and input distribution.
+import torch  # noqa: E402
+from triton.testing import do_bench  # noqa: E402
+
+
+def run_dobench():
+    out = {}
+    for p in problems:
+        dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}[p["dtype"]]
+        a = torch.randn(p["M"], p["K"], device="cuda", dtype=dtype)
+        b = torch.randn(p["K"], p["N"], device="cuda", dtype=dtype) / p["K"] ** 0.5
+        ms = [do_bench(lambda: torch.matmul(a, b), warmup=100, rep=500, return_mode="median") for _ in range(3)]
+        out[shape(p)] = statistics.median(ms)
+        del a, b
+    torch.cuda.empty_cache()
+    return out
+
+
 COOLDOWNS = (10, 50)  # ms of idle before each isolated sample
+dobench_before = run_dobench()
 runs = {"events": bench("fid-events")}
+dobench_after = run_dobench()
 variants = [("nohold", ["--no-hold"]), ("cupti", ["--timer", "cupti"]), ("read", ["--l2-flush", "read"])]
 variants += [(f"isolated-{c}", ["--timer", "cupti", "--cooldown", str(c), "--samples", "100", "--rounds", "5"])
              for c in COOLDOWNS]
 for name, extra in variants:
     runs[name] = bench("fid-" + name, "--no-tune", *extra)
 recs = {name: records(r) for name, r in runs.items()}
-
-# triton's do_bench on PyTorch's cuBLAS call, same shapes and input distribution.
-import torch  # noqa: E402
-from triton.testing import do_bench  # noqa: E402
-
-dobench = {}
-for p in problems:
-    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}[p["dtype"]]
-    a = torch.randn(p["M"], p["K"], device="cuda", dtype=dtype)
-    b = torch.randn(p["K"], p["N"], device="cuda", dtype=dtype) / p["K"] ** 0.5
-    ms = [do_bench(lambda: torch.matmul(a, b), warmup=100, rep=500, return_mode="median") for _ in range(3)]
-    dobench[shape(p)] = statistics.median(ms)
-    del a, b
 
 # ncu kernel durations of ktune's winner and of cuBLAS, one problem at a time.
 ncu = {}
@@ -83,7 +96,7 @@ for i, p in enumerate(problems):
            # --no-hold: ncu runs each launch to completion before returning, so a kernel holding the
            # stream until the batch is enqueued would only end at its safety valve.
            "--csv", "--print-units", "base", KTUNE, "bench", one, "--no-tune", "--no-hold", "--samples", "30",
-           "--rounds", "2",
+           "--rounds", "2", *(["--configs-from", *CONFIGS_FROM] if CONFIGS_FROM else []),
            "--warmup-ms", "1", "--timeout", "600", "--out", OUT, "--stem", f"fid-ncu-{i}", "--no-progress"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     open(os.path.join(OUT, f"fid-ncu-{i}.log"), "w").write(proc.stdout + proc.stderr)
@@ -122,7 +135,8 @@ def clocks(rec):
     return f"{t.get('sm_clock_mhz', '?')} MHz {t.get('power_w', 0):.0f} W{flag}"
 
 
-cols = ["shape", "cuBLAS events", "do_bench", "dev", "no-hold", "dev", "read-flush", "dev", "cupti cuBLAS", "ncu cuBLAS",
+cols = ["shape", "cuBLAS events", "do_bench before", "dev", "do_bench after", "dev", "no-hold", "dev", "read-flush",
+        "dev", "cupti cuBLAS", "ncu cuBLAS",
         "ratio events", "ratio cupti"] + [f"ratio isolated {c}ms" for c in COOLDOWNS] + \
        ["ratio ncu", "events vs ncu", "cupti vs ncu"] + [f"isolated {c}ms vs ncu" for c in COOLDOWNS] + \
        ["clocks events run", f"clocks isolated {COOLDOWNS[-1]}ms"]
@@ -137,8 +151,8 @@ for p in problems:
     iso = {c: got[f"isolated-{c}"] for c in COOLDOWNS}
     n = ncu.get(s)
     ncu_ratio = n["cublas"] / n["ktune"] if n else None
-    db = dobench.get(s)
-    row = {"shape": s, "events_cublas_ms": median(ev_c), "dobench_ms": db, "nohold_cublas_ms": median(nh_c),
+    db, da = dobench_before.get(s), dobench_after.get(s)
+    row = {"shape": s, "events_cublas_ms": median(ev_c), "dobench_before_ms": db, "dobench_after_ms": da, "nohold_cublas_ms": median(nh_c),
            "read_flush_cublas_ms": median(rd_c), "cupti_cublas_ms": median(cu_c),
            "ncu_cublas_ms": n["cublas"] if n else None, "ncu_ktune_ms": n["ktune"] if n else None,
            "ratio_events": ratio(ev_k), "ratio_cupti": ratio(cu_k), "ratio_ncu": ncu_ratio,
@@ -146,8 +160,8 @@ for p in problems:
            "telemetry_events": (ev_c or {}).get("telemetry_after"),
            "telemetry_isolated": {str(c): (iso[c][0] or {}).get("telemetry_after") for c in COOLDOWNS}}
     summary.append(row)
-    cells = [s, f(median(ev_c)), f(db), pct(median(ev_c), db), f(median(nh_c)), pct(median(nh_c), db), f(median(rd_c)),
-             pct(median(rd_c), db), f(median(cu_c)), f(n["cublas"] if n else None), g(ratio(ev_k)), g(ratio(cu_k))]
+    cells = [s, f(median(ev_c)), f(db), pct(median(ev_c), db), f(da), pct(median(ev_c), da), f(median(nh_c)),
+             pct(median(nh_c), da), f(median(rd_c)), pct(median(rd_c), da), f(median(cu_c)), f(n["cublas"] if n else None), g(ratio(ev_k)), g(ratio(cu_k))]
     cells += [g(ratio(iso[c][1])) for c in COOLDOWNS]
     cells += [g(ncu_ratio), pct(ratio(ev_k), ncu_ratio), pct(ratio(cu_k), ncu_ratio)]
     cells += [pct(ratio(iso[c][1]), ncu_ratio) for c in COOLDOWNS]

@@ -8,9 +8,12 @@
 // in each, one worker run in which the two alternate sample by sample, so clock, power and
 // temperature drift hit both alike. Every round checks the output on poisoned buffers before and
 // after its samples. --plant-delay makes the kernel a given fraction slower on the GPU: the
-// regression gate's self-test (README, "Benchmarks and CI gating").
+// regression gate's self-test (README, "Benchmarks and CI gating"). --configs-from RESULTS.json
+// measures the configurations a results file records instead of the cache's: a committed result
+// re-measured by a new build or timer, without tuning again.
 #include <fmt/format.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -23,6 +26,7 @@
 #include "space/enumerate.hpp"
 #include "store/cache.hpp"
 #include "store/gbench_json.hpp"
+#include "store/results.hpp"
 #include "tune/interleaved.hpp"
 #include "util/fs.hpp"
 
@@ -38,6 +42,7 @@ struct BenchFlags {
   std::string stem;
   uint64_t seed = 20261121;
   double plant_delay_percent = 0;
+  std::vector<std::string> configs_from;
 };
 
 // A suite problem with everything that can be resolved before the GPU is touched.
@@ -87,6 +92,20 @@ struct Winner {
   std::optional<Bindings> params;  // none: no candidate passed
   std::string config;              // the sweep config it comes from
 };
+
+// The configuration each problem of the results files was measured with (its passed ktune
+// record), by Problem::describe(); the first file that has a problem answers for it.
+std::map<std::string, Winner> recorded_winners(const std::vector<std::string>& files) {
+  std::map<std::string, Winner> out;
+  for (const std::string& file : files) {
+    if (!std::filesystem::exists(file)) throw ConfigError(fmt::format("--configs-from {}: no such file", file));
+    for (const ProblemResult& r : read_results(file, nullptr))
+      for (const CandidateRecord& rec : r.records)
+        if (rec.source != "cublas" && rec.disposition == Disposition::passed && !rec.params.empty())
+          out.emplace(r.problem.describe(), Winner{rec.params, rec.config_name});
+  }
+  return out;
+}
 
 Winner find_winner(Tuner& tuner, const Planned& p, const std::optional<CacheEntry>& cached, int top) {
   std::optional<CacheEntry> entry = cached;
@@ -178,6 +197,8 @@ void setup_bench(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--stem", opts->bench.stem, "file name stem of the outputs (default: bench-<suite>-<UTC time>)");
   cmd->add_option("--seed", opts->bench.seed, "input seed")->capture_default_str();
+  cmd->add_option("--configs-from", opts->bench.configs_from,
+                  "measure the configurations these results files record (a problem they lack is tuned as usual)");
   cmd->add_option("--plant-delay", opts->bench.plant_delay_percent,
                   "make every tuned kernel this many percent slower on the GPU (tests the regression gate)")
       ->check(CLI::Range(0.0, 100.0));
@@ -206,6 +227,9 @@ void setup_bench(CLI::App& app, int& exit_code) {
       plan.push_back(std::move(p));
     }
 
+    const std::map<std::string, Winner> recorded =
+        flags.configs_from.empty() ? std::map<std::string, Winner>{} : recorded_winners(flags.configs_from);
+
     Session session(session_options(opts->common, measure));
     const DeviceInfo& device = session.device();
     fmt::print("device: {} ({}, {} SMs, driver {})\nsuite: {} ({} problems)\n", device.name, device.arch(),
@@ -221,8 +245,10 @@ void setup_bench(CLI::App& app, int& exit_code) {
     std::vector<std::optional<CacheEntry>> cached;
     std::vector<const Planned*> missing;
     for (const Planned& p : plan) {
-      cached.push_back(measure.retune ? std::nullopt : lookup(cache, p, device, tune_options(opts->common, measure)));
-      if (!cached.back()) missing.push_back(&p);
+      const bool given = recorded.contains(p.problem.describe());
+      cached.push_back(measure.retune || given ? std::nullopt
+                                               : lookup(cache, p, device, tune_options(opts->common, measure)));
+      if (!cached.back() && !given) missing.push_back(&p);
     }
     if (flags.no_tune && !missing.empty()) {
       fmt::print("--no-tune: {} of {} problems have no cached best configuration for this GPU in {}:\n",
@@ -247,7 +273,14 @@ void setup_bench(CLI::App& app, int& exit_code) {
       result.problem = p.problem;
       result.cost = p.family->cost(p.problem);
 
-      CandidateRecord best = compile_best(compiler, p, find_winner(tuner, p, cached[i], measure.top), device);
+      Winner winner;
+      if (auto given = recorded.find(p.problem.describe()); given != recorded.end()) {
+        winner = given->second;
+        fmt::print("  configuration from --configs-from: {} {}\n", winner.config, short_params(*winner.params));
+      } else {
+        winner = find_winner(tuner, p, cached[i], measure.top);
+      }
+      CandidateRecord best = compile_best(compiler, p, winner, device);
       if (ready(best)) {
         session.set_problem(p.problem, tolerance_for(*p.family, p.problem, tolerance), flags.seed);
         InterleavedOptions io{flags.rounds, flags.samples, measure.warmup_ms, flags.plant_delay_percent / 100};

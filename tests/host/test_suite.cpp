@@ -2,12 +2,18 @@
 // summary of a bench run.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <cstdio>
 #include <filesystem>
 #include <string>
 
 #include "bench/suite.hpp"
 #include "util/error.hpp"
 
+#ifndef KTUNE_BINARY
+#define KTUNE_BINARY "ktune"
+#endif
 #ifndef KTUNE_SOURCE_DIR
 #define KTUNE_SOURCE_DIR "."
 #endif
@@ -121,6 +127,22 @@ TEST(BenchMarkdown, RowsRatiosAndGeometricMean) {
   const std::string failed = bench_markdown(suite, info, results);
   EXPECT_NE(failed.find("**incorrect**: max abs error 0.5 \\| row 3"), std::string::npos) << failed;
   EXPECT_NE(failed.find("**0.800×** over 1 problem."), std::string::npos) << failed;
+}
+
+// `bench --configs-from` names a results file: a missing one is bad input, said before any GPU
+// work (so here, without a GPU, it is exit 2, not the no-GPU exit 3).
+TEST(BenchCommand, ConfigsFromAMissingFileIsBadInput) {
+  const std::string cmd = std::string(KTUNE_BINARY) + " bench " KTUNE_SOURCE_DIR
+                          "/suites/fidelity.json --configs-from /nonexistent/bench.json 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+  const int status = pclose(pipe);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2) << out;
+  EXPECT_NE(out.find("--configs-from /nonexistent/bench.json: no such file"), std::string::npos) << out;
 }
 
 }  // namespace
