@@ -11,6 +11,7 @@
 #include <set>
 
 #include "bench/stats.hpp"
+#include "families/family.hpp"
 #include "util/error.hpp"
 
 namespace ktune {
@@ -37,7 +38,7 @@ std::string label_of(const CandidateRecord& rec) {
 }
 
 std::string key_of(const Problem& p, const CandidateRecord& rec) {
-  return p.describe() + '\x1f' + rec.source + '\x1f' + rec.kernel_name + '\x1f' + params_text(rec.params);
+  return describe(p) + '\x1f' + rec.source + '\x1f' + rec.kernel_name + '\x1f' + params_text(rec.params);
 }
 
 double median_of(std::vector<double> v) {
@@ -59,7 +60,7 @@ struct Located {
   const CandidateRecord* rec = nullptr;
 };
 
-std::string group_of(const Problem& p, const CandidateRecord& rec) { return p.describe() + '\x1f' + rec.source; }
+std::string group_of(const Problem& p, const CandidateRecord& rec) { return describe(p) + '\x1f' + rec.source; }
 
 const CandidateRecord* baseline_of(const ProblemResult& p) {
   for (const CandidateRecord& rec : p.records)
@@ -131,9 +132,9 @@ std::vector<std::string> control_notes(const std::vector<Comparison>& rows, doub
       continue;
     bool timed = false;  // a subject of this problem judged on absolute times
     for (const Comparison& c : rows)
-      timed |= !c.control && c.basis == Basis::time && c.problem.describe() == control.problem.describe();
+      timed |= !c.control && c.basis == Basis::time && describe(c.problem) == describe(control.problem);
     notes.push_back(fmt::format("{}: {} moved {:+.1f}% between runs: the machine's state differs; {}",
-                                control.problem.describe(), kBaselineName, 100 * control.result.change.estimate,
+                                describe(control.problem), kBaselineName, 100 * control.result.change.estimate,
                                 timed ? "its kernels judged on absolute times carry that" : "ratios cancel it"));
   }
   return notes;
@@ -400,7 +401,7 @@ CompareReport compare_results(const RunInfo& base_info, const std::vector<Proble
       try {
         judge_row(c, base_problem, old, next[now.problem], *now.rec, options, why_time);
       } catch (const Error& e) {  // a sample that is no time, rounds that do not add up: a broken file
-        throw ConfigError(fmt::format("{} {}: {}", problem.describe(), c.kernel(), e.what()));
+        throw ConfigError(fmt::format("{} {}: {}", describe(problem), c.kernel(), e.what()));
       }
     }
     rows.emplace_back(at, std::move(c));

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "bench/compare.hpp"
+#include "families/family.hpp"
 
 namespace ktune {
 namespace {
@@ -69,11 +70,11 @@ std::string md_rows(const CompareReport& r, Section section) {
     const std::string verdict = bad ? fmt::format("**{}**", verdict_text(c)) : verdict_text(c);
     if (c.result.verdict == Verdict::failed) {
       md += fmt::format("| {} | {} | {} | — | {:.4f} | — | — | — | — | — | — | {} / 0 | {} |\n", verdict,
-                        c.problem.describe(), md_cell(c.kernel()), c.base_median_ms, c.n_base, md_cell(why_text(c)));
+                        describe(c.problem), md_cell(c.kernel()), c.base_median_ms, c.n_base, md_cell(why_text(c)));
       continue;
     }
     md += fmt::format("| {} | {} | {} | {} | {:.4f} | {:.4f} | {} | {} | {} | {} | {} | {} / {} | {} |\n", verdict,
-                      c.problem.describe(), md_cell(c.kernel()), basis_text(c), c.base_median_ms, c.new_median_ms,
+                      describe(c.problem), md_cell(c.kernel()), basis_text(c), c.base_median_ms, c.new_median_ms,
                       x_text(c.base_x), x_text(c.new_x), percent(c.result.change.estimate), interval(c.result.change),
                       p_text(c.result.test.p_value), c.n_base, c.n_new, md_cell(why_text(c)));
   }
@@ -92,7 +93,7 @@ std::string compare_table(const CompareReport& r) {
                        failed ? "-" : basis_text(c), failed ? "-" : percent(c.result.change.estimate),
                        failed ? "-" : interval(c.result.change), failed ? "-" : p_text(c.result.test.p_value),
                        c.base_median_ms, failed ? "-" : fmt::format("{:.4f}", c.new_median_ms), x_text(c.base_x),
-                       x_text(c.new_x), fmt::format("{}/{}", c.n_base, c.n_new), c.problem.describe(), c.kernel());
+                       x_text(c.new_x), fmt::format("{}/{}", c.n_base, c.n_new), describe(c.problem), c.kernel());
     if (c.result.verdict != Verdict::same) out += fmt::format("{:<10} {}\n", "", why_text(c));
   }
   for (const std::string& note : r.notes) out += "note: " + note + "\n";

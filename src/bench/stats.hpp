@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "tune/record.hpp"
+#include "core/record.hpp"
 
 namespace ktune {
 

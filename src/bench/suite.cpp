@@ -29,27 +29,30 @@ SuiteProblem parse_problem(const json& entry, const std::string& where) {
   Problem& p = out.problem;
   p.family = required_string(entry, "family", where);
   p.dtype = required_string(entry, "dtype", where);
-  p.layout = required_string(entry, "layout", where);
   if (entry.contains("config")) {
     if (!entry.at("config").is_string() || entry.at("config").get<std::string>().empty())
       throw ConfigError(where + ": \"config\" must be a config name or a .json path");
     out.config = entry.at("config").get<std::string>();
   }
   try {
-    const KernelFamily& family = find_family(p.family);
-    // Only names the family's expressions know can be dimensions: a typo ("KK") must not
-    // become a silent extra dimension of the problem and of its cache key.
-    const std::vector<std::string> known = family.context_names();
+    // The family's schema says what the other keys may be: its dimensions (integers) and its
+    // options (strings); check_problem names anything else, so a typo ("KK") never becomes a
+    // silent extra dimension of the problem and of its cache key.
+    const ProblemSchema schema = find_family(p.family).schema();
     for (const auto& [key, value] : entry.items()) {
-      if (key == "family" || key == "dtype" || key == "layout" || key == "config") continue;
-      if (std::find(known.begin(), known.end(), key) == known.end())
-        throw ConfigError(fmt::format("unknown key \"{}\" (a problem has family, dtype, layout, config and "
-                                      "the family's dimensions)",
-                                      key));
-      if (!value.is_number_integer()) throw ConfigError(fmt::format("\"{}\" must be an integer", key));
-      p.dims[key] = value.get<int64_t>();
+      if (key == "family" || key == "dtype" || key == "config") continue;
+      const bool is_option = std::any_of(schema.options.begin(), schema.options.end(),
+                                         [&](const OptionSpec& o) { return o.name == key; });
+      if (is_option) {
+        if (!value.is_string()) throw ConfigError(fmt::format("\"{}\" must be a string", key));
+        p.options[key] = value.get<std::string>();
+      } else {
+        if (!value.is_number_integer()) throw ConfigError(fmt::format("\"{}\" must be an integer", key));
+        p.dims[key] = value.get<int64_t>();
+      }
     }
-    family.validate(p);
+    complete_options(p);
+    check_problem(p);
   } catch (const ConfigError& e) {
     throw ConfigError(fmt::format("{}: {}", where, e.what()));
   }
@@ -109,8 +112,8 @@ Suite parse_suite(std::string_view text, const std::string& origin) {
   for (size_t i = 0; i < problems.size(); ++i) {
     const std::string where = fmt::format("{}: problems[{}]", origin, i);
     SuiteProblem sp = parse_problem(problems[i], where);
-    if (!seen.insert(sp.problem.describe() + " " + sp.config).second)
-      throw ConfigError(fmt::format("{}: {} is listed twice", where, sp.problem.describe()));
+    if (!seen.insert(describe(sp.problem) + " " + sp.config).second)
+      throw ConfigError(fmt::format("{}: {} is listed twice", where, describe(sp.problem)));
     suite.problems.push_back(std::move(sp));
   }
   return suite;
@@ -161,7 +164,7 @@ std::string bench_markdown(const Suite& suite, const RunInfo& info, const std::v
         config = fmt::format("**{}**: {} ({})", to_string(best->disposition), cell(best->reason), config);
     }
     const std::string clocks = timed(best) ? best->clocks_text() : "";
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} / {} | {} | {} |\n", r.problem.describe(), ms(best), ms(ref),
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} / {} | {} | {} |\n", describe(r.problem), ms(best), ms(ref),
                       tflops(best), tflops(ref), ratio, n(best), n(ref), clocks.empty() ? "—" : clocks, config);
   }
   if (compared > 0)

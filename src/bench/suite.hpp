@@ -6,11 +6,13 @@
 //    "problems": [{"family": "gemm", "M": 4096, "N": 4096, "K": 4096, "dtype": "fp16",
 //                  "layout": "rr", "config": "gemm_mma"}, ...]}
 //
-// In a problem, "family", "dtype" and "layout" are required strings; "config" is optional: the
-// name of a built-in sweep config (configs/<name>.json) or a path ending in ".json", relative to
-// the suite file; without it the family's default config is used. Every other key is a dimension
-// and must be an integer name the family knows (M, N, K for gemm). Unknown top-level keys, unknown
-// or missing problem keys, a problem the family rejects and a problem listed twice are errors.
+// In a problem, "family" and "dtype" are required strings; "config" is optional: the name of a
+// built-in sweep config (configs/<name>.json) or a path ending in ".json", relative to the suite
+// file; without it the family's default config is used. The other keys come from the family's
+// schema (families/family.hpp): its dimensions, integers, all required (M, N, K for gemm), and
+// its options, strings, each defaulting as the schema says (gemm's "layout": "rr"). Unknown
+// top-level keys, unknown or missing problem keys, a problem the family rejects and a problem
+// listed twice are errors.
 #pragma once
 
 #include <filesystem>
@@ -19,7 +21,7 @@
 #include <vector>
 
 #include "store/results.hpp"
-#include "tune/record.hpp"
+#include "core/record.hpp"
 
 namespace ktune {
 

@@ -23,6 +23,7 @@
 #include "cli/common.hpp"
 #include "compile/embedded.hpp"
 #include "compile/nvrtc_compiler.hpp"
+#include "families/family.hpp"
 #include "space/enumerate.hpp"
 #include "store/cache.hpp"
 #include "store/gbench_json.hpp"
@@ -59,17 +60,17 @@ std::vector<SweepConfig> configs_for(const SuiteProblem& sp, const Suite& suite,
   if (sp.config.ends_with(".json")) {
     const std::filesystem::path path = suite.base_dir / sp.config;
     if (!std::filesystem::exists(path))
-      throw ConfigError(fmt::format("{}: config {}: no such file", sp.problem.describe(), path.string()));
+      throw ConfigError(fmt::format("{}: config {}: no such file", describe(sp.problem), path.string()));
     config = load_sweep_config(path, family.context_names(), family.placeholder_names());
   } else {
     const std::string path = "configs/" + sp.config + ".json";
     if (!find_embedded(path))
       throw ConfigError(fmt::format("{}: no built-in config '{}' (give a path ending in .json for a file)",
-                                    sp.problem.describe(), sp.config));
+                                    describe(sp.problem), sp.config));
     config = embedded_config(path, family);
   }
   if (config.family != family.name())
-    throw ConfigError(fmt::format("{}: config '{}' is for family '{}'", sp.problem.describe(), config.name,
+    throw ConfigError(fmt::format("{}: config '{}' is for family '{}'", describe(sp.problem), config.name,
                                   config.family));
   return {config};
 }
@@ -102,7 +103,7 @@ std::map<std::string, Winner> recorded_winners(const std::vector<std::string>& f
     for (const ProblemResult& r : read_results(file, nullptr))
       for (const CandidateRecord& rec : r.records)
         if (rec.source != "cublas" && rec.disposition == Disposition::passed && !rec.params.empty())
-          out.emplace(r.problem.describe(), Winner{rec.params, rec.config_name});
+          out.emplace(describe(r.problem), Winner{rec.params, rec.config_name});
   }
   return out;
 }
@@ -236,7 +237,7 @@ void setup_bench(CLI::App& app, int& exit_code) {
                device.sm_count, device.driver_version, suite.name, plan.size());
     for (const Planned& p : plan)
       if (p.family->device_bytes(p.problem) > device.global_mem_bytes)
-        throw ConfigError(fmt::format("{} needs {:.1f} GiB of device memory; {} has {:.1f} GiB", p.problem.describe(),
+        throw ConfigError(fmt::format("{} needs {:.1f} GiB of device memory; {} has {:.1f} GiB", describe(p.problem),
                                       p.family->device_bytes(p.problem) / 1073741824.0, device.name,
                                       device.global_mem_bytes / 1073741824.0));
 
@@ -245,7 +246,7 @@ void setup_bench(CLI::App& app, int& exit_code) {
     std::vector<std::optional<CacheEntry>> cached;
     std::vector<const Planned*> missing;
     for (const Planned& p : plan) {
-      const bool given = recorded.contains(p.problem.describe());
+      const bool given = recorded.contains(describe(p.problem));
       cached.push_back(measure.retune || given ? std::nullopt
                                                : lookup(cache, p, device, tune_options(opts->common, measure)));
       if (!cached.back() && !given) missing.push_back(&p);
@@ -253,7 +254,7 @@ void setup_bench(CLI::App& app, int& exit_code) {
     if (flags.no_tune && !missing.empty()) {
       fmt::print("--no-tune: {} of {} problems have no cached best configuration for this GPU in {}:\n",
                  missing.size(), plan.size(), cache.path().string());
-      for (const Planned* m : missing) fmt::print("  {} (configs {})\n", m->problem.describe(), config_names(*m));
+      for (const Planned* m : missing) fmt::print("  {} (configs {})\n", describe(m->problem), config_names(*m));
       fmt::print("`ktune bench {}` without --no-tune tunes and caches them\n", flags.suite);
       exit_code = 1;
       return;
@@ -268,13 +269,13 @@ void setup_bench(CLI::App& app, int& exit_code) {
     int failures = 0;
     for (size_t i = 0; i < plan.size(); ++i) {
       const Planned& p = plan[i];
-      fmt::print("\n[{}/{}] {}\n", i + 1, plan.size(), p.problem.describe());
+      fmt::print("\n[{}/{}] {}\n", i + 1, plan.size(), describe(p.problem));
       ProblemResult result;
       result.problem = p.problem;
       result.cost = p.family->cost(p.problem);
 
       Winner winner;
-      if (auto given = recorded.find(p.problem.describe()); given != recorded.end()) {
+      if (auto given = recorded.find(describe(p.problem)); given != recorded.end()) {
         winner = given->second;
         fmt::print("  configuration from --configs-from: {} {}\n", winner.config, short_params(*winner.params));
       } else {
@@ -299,11 +300,11 @@ void setup_bench(CLI::App& app, int& exit_code) {
       results.push_back(std::move(result));
 
       // Rewritten after every problem, so a later failure loses nothing.
-      write_results(out_dir, stem, info, results);
+      write_results(out_dir, stem, info, results, problem_columns(results));
       write_file_atomic(out_dir / (stem + ".md"), bench_markdown(suite, info, results));
       if (flags.format == "gbench")
         write_file_atomic(out_dir / (stem + ".gbench.json"),
-                          gbench_json(info, results, gbench_host_now()).dump(2) + "\n");
+                          gbench_json(info, results, gbench_host_now(), problem_columns(results)).dump(2) + "\n");
     }
 
     fmt::print("\nresults: {}\n", (out_dir / (stem + ".json")).string());

@@ -35,9 +35,8 @@ void setup_cache(CLI::App& app, int& exit_code) {
     fmt::print("{} entries in {}\n", entries.size(), cache.path().string());
     for (const CacheEntry& e : entries) {
       const CacheKey& k = e.key;
-      fmt::print("  {} {}x{}x{} {} {}  {:<40} {:.4f} ms {:7.1f} TFLOPS {:.3f}x cuBLAS  [{}]\n", k.family,
-                 k.dims.count("M") ? k.dims.at("M") : 0, k.dims.count("N") ? k.dims.at("N") : 0,
-                 k.dims.count("K") ? k.dims.at("K") : 0, k.dtype, k.layout, short_params(e.params), e.median_ms,
+      fmt::print("  {}  {:<40} {:.4f} ms {:7.1f} TFLOPS {:.3f}x baseline  [{}]\n",
+                 describe(Problem{k.family, k.dims, k.dtype, k.options}), short_params(e.params), e.median_ms,
                  e.tflops, e.ratio_vs_reference, k.gpu_name);
     }
     exit_code = 0;

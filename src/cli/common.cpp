@@ -9,6 +9,7 @@
 
 #include "compile/embedded.hpp"
 #include "compile/nvrtc_compiler.hpp"
+#include "families/family.hpp"
 #include "util/fs.hpp"
 #include "util/utc_time.hpp"
 
@@ -49,7 +50,7 @@ Problem make_problem(const std::string& family, const ProblemFlags& f) {
   p.family = family;
   p.dims = {{"M", f.m}, {"N", f.n ? f.n : f.m}, {"K", f.k ? f.k : f.m}};
   p.dtype = f.dtype;
-  p.layout = f.layout;
+  p.options = {{"layout", f.layout}};
   return p;
 }
 
@@ -208,7 +209,7 @@ void print_tune_result(const TuneResult& r, int top) {
   size_t width = 6;
   for (const auto& [label, rec] : rows) width = std::max(width, label.size());
 
-  fmt::print("\n{}\n", r.result.problem.describe());
+  fmt::print("\n{}\n", describe(r.result.problem));
   fmt::print("{:>4}  {:<{}} {:>10} {:>8} {:>9} {:>9} {:>9}\n", "#", "config", width, "median ms", "TFLOPS", "max err",
              "norm err", "vs cuBLAS");
   int rank = 0;

@@ -10,6 +10,7 @@
 #include "cli/common.hpp"
 #include "compile/embedded.hpp"
 #include "compile/nvrtc_compiler.hpp"
+#include "families/family.hpp"
 #include "tune/compile_candidates.hpp"
 
 namespace ktune::cli {
@@ -94,22 +95,22 @@ void setup_compile(CLI::App& app, int& exit_code) {
                                                   : config.problems;
         for (const Bindings& d : dims)
           for (const auto& dtype : dtypes)
-            for (const auto& layout : layouts) problems.push_back({config.family, d, dtype, layout});
+            for (const auto& layout : layouts) problems.push_back({config.family, d, dtype, {{"layout", layout}}});
       }
       for (const Problem& problem : problems) {
         if (opts->problem.m > 0) {
-          family.validate(problem);
+          check_problem(problem);
         } else {
           // A config's dtype and layout lists multiply out; skip the pairs the family has no such
           // problem for (fp8 takes layout rc only), saying so.
           try {
-            family.validate(problem);
+            check_problem(problem);
           } catch (const ConfigError& e) {
-            fmt::print("{} / {}: skipped ({})\n", config.name, problem.describe(), e.what());
+            fmt::print("{} / {}: skipped ({})\n", config.name, describe(problem), e.what());
             continue;
           }
         }
-        fmt::print("{} / {} for {}\n", config.name, problem.describe(), opts->arch);
+        fmt::print("{} / {} for {}\n", config.name, describe(problem), opts->arch);
         CompileOptions copts{opts->arch, opts->common.jobs, opts->allow_spills, !opts->common.no_progress};
         Tally t = report(compile_candidates(compiler, config, source, family, problem, arch, copts), opts->verbose);
         fmt::print("  {} compiled, {} invalid, {} failed to compile\n", t.compiled, t.invalid, t.failed);

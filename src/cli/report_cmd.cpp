@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "families/family.hpp"
 #include "report/ceilings_choice.hpp"
 #include "report/writers.hpp"
 #include "store/results.hpp"
@@ -47,7 +48,7 @@ void setup_report(CLI::App& app, int& exit_code) {
     else
       fmt::print("ceilings: measured on {} at {}\n", ceilings.label, ceilings.measured_at);
     for (const ReportProblem& p : report.problems) {
-      fmt::print("{}: intensity {:.1f} FLOP/B, ridge {:.1f} -> {}-bound", p.problem.describe(), p.intensity, p.ridge,
+      fmt::print("{}: intensity {:.1f} FLOP/B, ridge {:.1f} -> {}-bound", describe(p.problem), p.intensity, p.ridge,
                  p.bound);
       for (const auto& i : {p.winner, p.reference})
         if (i)

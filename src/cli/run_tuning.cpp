@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "compile/nvrtc_compiler.hpp"
+#include "families/family.hpp"
 #include "store/cache.hpp"
 
 namespace ktune::cli {
@@ -11,7 +12,7 @@ int run_tuning(const std::vector<SweepConfig>& configs, const std::vector<Proble
                const CommonFlags& common, const MeasureFlags& measure, const std::string& stem_prefix) {
   std::vector<Sweep> sweeps;
   for (const SweepConfig& config : configs) sweeps.push_back({config, resolve_kernel_source(config, common.kernel)});
-  for (const Problem& p : problems) find_family(p.family).validate(p);  // all bad input before any GPU work
+  for (const Problem& p : problems) check_problem(p);  // all bad input before any GPU work
 
   Session session(session_options(common, measure));
   const DeviceInfo& device = session.device();
@@ -32,7 +33,7 @@ int run_tuning(const std::vector<SweepConfig>& configs, const std::vector<Proble
       const CacheEntry& e = *r.cached;
       fmt::print("\n{}\ncached best (tuned {}): {} {}  {:.4f} ms  {:.1f} TFLOPS  {:.3f}x cuBLAS\n"
                  "  (answered from {}; --retune to tune again)\n",
-                 problem.describe(), e.created_at, e.winner_config, short_params(e.params), e.median_ms, e.tflops,
+                 describe(problem), e.created_at, e.winner_config, short_params(e.params), e.median_ms, e.tflops,
                  e.ratio_vs_reference, cache.path().string());
       continue;
     }
@@ -40,10 +41,10 @@ int run_tuning(const std::vector<SweepConfig>& configs, const std::vector<Proble
     if (!r.cache_warning.empty()) fmt::print(stderr, "warning: the winner was not cached: {}\n", r.cache_warning);
     if (!r.best) {
       ++failures;
-      fmt::print("no candidate passed for {}\n", problem.describe());
+      fmt::print("no candidate passed for {}\n", describe(problem));
     }
     results.push_back(std::move(r.result));
-    auto [json_path, csv_path] = write_results(measure.out, stem, info, results);
+    auto [json_path, csv_path] = write_results(measure.out, stem, info, results, problem_columns(results));
     if (&problem == &problems.back()) fmt::print("\nresults: {}\n         {}\n", json_path.string(), csv_path.string());
   }
   for (const std::string& w : cache.take_warnings()) fmt::print(stderr, "warning: {}\n", w);

@@ -38,7 +38,7 @@ void setup_sweep(CLI::App& app, int& exit_code) {
     const auto layouts = config.layouts.empty() ? std::vector<std::string>{"rr"} : config.layouts;
     for (const Bindings& dims : config.problems)
       for (const std::string& dtype : dtypes)
-        for (const std::string& layout : layouts) problems.push_back({family_name, dims, dtype, layout});
+        for (const std::string& layout : layouts) problems.push_back({family_name, dims, dtype, {{"layout", layout}}});
     exit_code = run_tuning({config}, problems, common, opts->measure, "sweep-" + config.name);
   });
 }

@@ -14,6 +14,7 @@
 #include "cli/common.hpp"
 #include "compile/embedded.hpp"
 #include "compile/nvrtc_compiler.hpp"
+#include "families/family.hpp"
 #include "space/enumerate.hpp"
 #include "store/cache.hpp"
 
@@ -109,7 +110,7 @@ void setup_verify(CLI::App& app, int& exit_code) {
       Bindings params = parse_settings(opts->settings);
       SweepConfig config = config_for(params, opts->common, family);
       Check check{make_problem("gemm", opts->problem), params, config.name};
-      family.validate(check.problem);
+      check_problem(check.problem);
       make_candidate(config, check.params, family.context(check.problem, arch_facts_offline("sm_90a")),
                      family.placeholders(check.problem));
       checks.push_back(std::move(check));
@@ -122,7 +123,7 @@ void setup_verify(CLI::App& app, int& exit_code) {
       for (const CacheEntry& e : cache.list()) {
         const CacheKey& k = e.key;
         if (k.gpu_name != device.name || k.cc_major != device.cc_major || k.cc_minor != device.cc_minor) continue;
-        checks.push_back({Problem{k.family, k.dims, k.dtype, k.layout}, e.params, e.winner_config});
+        checks.push_back({Problem{k.family, k.dims, k.dtype, k.options}, e.params, e.winner_config});
       }
       if (checks.empty()) {
         fmt::print("the cache ({}) has no entries for {}: nothing to verify\n", cache.path().string(), device.name);
@@ -138,14 +139,14 @@ void setup_verify(CLI::App& app, int& exit_code) {
     int failures = 0, skipped = 0;
     for (const Check& check : checks) {
       const KernelFamily& fam = find_family(check.problem.family);
-      fam.validate(check.problem);
+      check_problem(check.problem);
       std::optional<SweepConfig> named =
           opts->settings.empty() ? config_named(check.config_name, opts->common, fam)
                                  : std::optional(config_for(check.params, opts->common, fam));
       if (!named) {  // an entry tuned from a sweep file this run was not given: say so, go on
         ++skipped;
         fmt::print("SKIP {}  {}\n     config '{}' is not built into ktune: pass its file with --config to verify it\n",
-                   check.problem.describe(), short_params(check.params), check.config_name);
+                   describe(check.problem), short_params(check.params), check.config_name);
         continue;
       }
       const SweepConfig& config = *named;
@@ -173,7 +174,7 @@ void setup_verify(CLI::App& app, int& exit_code) {
       }
       const bool ok = rec.disposition == Disposition::passed;
       failures += !ok;
-      fmt::print("{:<4} {}  {}", ok ? "PASS" : "FAIL", check.problem.describe(), short_params(check.params));
+      fmt::print("{:<4} {}  {}", ok ? "PASS" : "FAIL", describe(check.problem), short_params(check.params));
       if (rec.error)
         fmt::print("  max abs {:.2e}  max rel {:.2e}  norm {:.2e}  (atol {:g} rtol {:g} norm {:g})", rec.error->max_abs,
                    rec.error->max_rel, rec.error->norm_rel, tol.atol, tol.rtol, tol.max_norm_rel);

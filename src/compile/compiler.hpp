@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "tune/record.hpp"
+#include "core/record.hpp"
 
 namespace ktune {
 

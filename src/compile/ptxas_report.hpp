@@ -5,7 +5,7 @@
 
 #include <string_view>
 
-#include "tune/record.hpp"
+#include "core/record.hpp"
 
 namespace ktune {
 

@@ -2,7 +2,7 @@
 // part of every cache key.
 #pragma once
 
-#include "tune/record.hpp"
+#include "core/record.hpp"
 
 namespace ktune::cuda {
 

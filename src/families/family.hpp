@@ -11,8 +11,9 @@
 #include <vector>
 
 #include "families/tolerance.hpp"
+#include "store/results.hpp"
 #include "tune/guarded_buffers.hpp"
-#include "tune/record.hpp"
+#include "core/record.hpp"
 
 namespace ktune {
 
@@ -52,16 +53,39 @@ class Workload {
   GuardedBuffers buffers_;
 };
 
+// What a family's problems are made of. The names drive everything that is not the family's own:
+// its suite keys, its subcommand's flags, the order of a shape's dimensions in tables and CSV, and
+// the check that a problem names nothing the family does not know.
+struct DimSpec {
+  std::string name;  // "M": a suite key, an expression name; the flag is --m
+  std::string help;
+};
+struct OptionSpec {
+  std::string name;                  // "layout": a suite key, the flag --layout
+  std::string help;
+  std::vector<std::string> choices;  // the legal values
+  std::string default_value;         // what a problem that does not say gets
+};
+struct ProblemSchema {
+  std::vector<DimSpec> dims;         // in the order a shape is written: M x N x K
+  std::vector<std::string> dtypes;
+  std::vector<OptionSpec> options;
+};
+
 class KernelFamily {
  public:
   virtual ~KernelFamily() = default;
   virtual std::string_view name() const = 0;
+  virtual std::string_view summary() const = 0;  // one line for `ktune families`
+  virtual ProblemSchema schema() const = 0;
   // Embedded sweep configs tuned together by default, e.g. {"configs/gemm_mma.json", ...}; the
   // ones a device is too old for are skipped.
   virtual std::vector<std::string_view> default_configs() const = 0;
   virtual std::vector<std::string> context_names() const = 0;      // names expressions may use
   virtual std::vector<std::string> placeholder_names() const = 0;  // string {NAME}s in kernel_name
-  virtual void validate(const Problem&) const = 0;                 // ConfigError on bad input
+  // ConfigError on bad input. check_problem() (below) has already checked names, dtype and
+  // option values; this checks what only the family knows (sizes, combinations).
+  virtual void validate(const Problem&) const = 0;
   virtual Bindings context(const Problem&, const ArchFacts&) const = 0;
   virtual std::map<std::string, std::string> placeholders(const Problem&) const = 0;
   virtual Cost cost(const Problem&) const = 0;
@@ -72,5 +96,24 @@ class KernelFamily {
 
 const KernelFamily& find_family(std::string_view name);  // throws ConfigError naming the known ones
 std::vector<const KernelFamily*> all_families();
+
+// Fills in the options a problem leaves out with its family's defaults (ConfigError for an
+// unknown family).
+void complete_options(Problem& p);
+// Checks a problem against its family's schema (every dimension and option present and no other,
+// a known dtype and option values), then the family's validate(). Throws ConfigError naming what
+// is wrong.
+void check_problem(const Problem& p);
+
+// "4096x4096x4096 fp16 rr": the dimensions in the family's order, the dtype, the option values in
+// the family's order. A family this ktune does not know prints its dimensions as NAME=VALUE.
+std::string shape_text(const Problem& p);
+std::string describe(const Problem& p);  // "gemm 4096x4096x4096 fp16 rr"
+
+// Column order for tables of several problems: each family's dimensions (options) in its own
+// order, first appearance first, then names no known family declares, sorted.
+std::vector<std::string> dim_columns(const std::vector<Problem>& problems);
+std::vector<std::string> option_columns(const std::vector<Problem>& problems);
+ProblemColumns problem_columns(const std::vector<ProblemResult>& results);  // for write_results
 
 }  // namespace ktune

@@ -75,7 +75,7 @@ struct Shape {
   bool a_row, b_row;
   explicit Shape(const Problem& p)
       : m(p.dims.at("M")), n(p.dims.at("N")), k(p.dims.at("K")),
-        a_row(p.layout[0] == 'r'), b_row(p.layout[1] == 'r') {}
+        a_row(p.option("layout")[0] == 'r'), b_row(p.option("layout")[1] == 'r') {}
   int64_t lda() const { return a_row ? k : m; }
   int64_t ldb() const { return b_row ? n : k; }
 };
@@ -290,6 +290,14 @@ class GemmWorkload : public Workload {
 class GemmFamily : public KernelFamily {
  public:
   std::string_view name() const override { return "gemm"; }
+  std::string_view summary() const override {
+    return "C = A*B (M x K times K x N), fp32 accumulation; baseline cuBLAS (cuBLASLt for fp8)";
+  }
+  ProblemSchema schema() const override {
+    return {{{"M", "rows of A and C"}, {"N", "columns of B and C"}, {"K", "columns of A, rows of B"}},
+            {"fp16", "bf16", "fp8", "fp32"},
+            {{"layout", "A then B, r = row-major, c = column-major", {"rr", "rc", "cr", "cc"}, "rr"}}};
+  }
   std::vector<std::string_view> default_configs() const override {
     return {"configs/gemm_mma.json", "configs/gemm_wgmma.json", "configs/gemm_gemv.json"};
   }
@@ -304,19 +312,13 @@ class GemmFamily : public KernelFamily {
 
   void validate(const Problem& p) const override {
     for (const char* d : {"M", "N", "K"}) {
-      auto it = p.dims.find(d);
-      if (it == p.dims.end()) throw ConfigError(fmt::format("gemm problem is missing {}", d));
-      if (it->second <= 0) throw ConfigError(fmt::format("{} must be >= 1 (got {})", d, it->second));
-      if (it->second > INT32_MAX) throw ConfigError(fmt::format("{} = {} is larger than 2^31-1", d, it->second));
+      const int64_t v = p.dims.at(d);
+      if (v <= 0) throw ConfigError(fmt::format("{} must be >= 1 (got {})", d, v));
+      if (v > INT32_MAX) throw ConfigError(fmt::format("{} = {} is larger than 2^31-1", d, v));
     }
-    if (p.dtype != "fp16" && p.dtype != "bf16" && p.dtype != "fp8" && p.dtype != "fp32")
-      throw ConfigError("unknown dtype '" + p.dtype + "' (fp16, bf16, fp8 or fp32)");
-    if (p.layout.size() != 2 || (p.layout[0] != 'r' && p.layout[0] != 'c') ||
-        (p.layout[1] != 'r' && p.layout[1] != 'c'))
-      throw ConfigError("unknown layout '" + p.layout + "' (two letters, A then B: r = row-major, c = column-major)");
-    if (p.dtype == "fp8" && p.layout != "rc")
+    if (p.dtype == "fp8" && p.option("layout") != "rc")
       throw ConfigError("dtype fp8 takes layout rc only (A row-major, B column-major: both K-contiguous, the one fp8 "
-                        "form of cuBLASLt and of Hopper's wgmma), not '" + p.layout + "'");
+                        "form of cuBLASLt and of Hopper's wgmma), not '" + p.option("layout") + "'");
   }
 
   Bindings context(const Problem& p, const ArchFacts& arch) const override {

@@ -3,7 +3,7 @@
 // for every shape (README: "Verification tolerances").
 #pragma once
 
-#include "tune/record.hpp"
+#include "core/record.hpp"
 
 namespace ktune {
 

@@ -176,11 +176,17 @@ std::string roofline_svg(const Report& report) {
 
 std::string perf_svg(const Report& report) {
   // Which problem attributes vary decides how series are named.
-  std::set<std::string> dtypes, layouts;
+  std::set<std::string> dtypes;
+  std::set<Options> options;
   for (const ReportProblem& p : report.problems) {
     dtypes.insert(p.problem.dtype);
-    layouts.insert(p.problem.layout);
+    options.insert(p.problem.options);
   }
+  auto options_text = [](const Options& o) {
+    std::string text;
+    for (const auto& [name, value] : o) text += " " + value;
+    return text;
+  };
   struct Point {
     double gflop, tflops;
     std::string tip;
@@ -191,7 +197,7 @@ std::string perf_svg(const Report& report) {
   for (const ReportProblem& p : report.problems) {
     peaks[p.problem.dtype] = p.roofs.compute_tflops;
     const std::string suffix =
-        (dtypes.size() > 1 ? " " + p.problem.dtype : "") + (layouts.size() > 1 ? " " + p.problem.layout : "");
+        (dtypes.size() > 1 ? " " + p.problem.dtype : "") + (options.size() > 1 ? options_text(p.problem.options) : "");
     std::set<std::string> seen;  // the fastest passed record of each provider (records are fastest first)
     for (size_t i = 0; i < p.records.size(); ++i) {
       const ReportRecord& r = p.records[i];

@@ -58,16 +58,6 @@ std::string params_text(const Bindings& params) {
   return out;
 }
 
-std::string shape_text(const Problem& problem) {
-  std::string dims;
-  for (const char* d : {"M", "N", "K"})
-    if (auto it = problem.dims.find(d); it != problem.dims.end())
-      dims += fmt::format("{}{}", dims.empty() ? "" : "x", it->second);
-  for (const auto& [name, value] : problem.dims)
-    if (name != "M" && name != "N" && name != "K") dims += fmt::format(" {}={}", name, value);
-  return fmt::format("{} {} {}", dims, problem.dtype, problem.layout);
-}
-
 std::string record_config(const ReportRecord& r) {
   return r.source == "cublas" || r.params.empty() ? r.kernel_name : params_text(r.params);
 }

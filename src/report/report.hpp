@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "families/family.hpp"  // shape_text, describe
 #include "report/roofline.hpp"
 #include "store/ceilings.hpp"
 #include "store/results.hpp"
@@ -60,7 +61,6 @@ Report build_report(const RunInfo& run, const std::vector<ProblemResult>& result
 // Shared wording of the writers.
 std::string provider_name(const std::string& source);  // "cublas" -> "cuBLAS"
 std::string params_text(const Bindings& params);       // "BLOCK_K=32 BLOCK_M=128 ..."
-std::string shape_text(const Problem& problem);        // "4096x4096x4096 fp16 rr"
 std::string record_config(const ReportRecord& r);      // the parameters, or the kernel name of a library call
 std::string record_note(const ReportProblem& p, size_t i);  // "winner", "reference", "pruned", "incorrect", ...
 std::string ceilings_note(const Ceilings& ceilings);   // measured where and when, or a datasheet warning

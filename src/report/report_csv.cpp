@@ -1,6 +1,6 @@
 // The report as CSV: one row per timed record; see writers.hpp. Columns: family, the problem's
-// dims (M, N, K first, then others by name), dtype, layout, source, role (winner, reference or
-// empty), config_name, params (NAME=VALUE ...), kernel_name, disposition, pruned, samples,
+// dims (in its family's order), dtype, the family's options (gemm: layout), source, role
+// (winner, reference or empty), config_name, params (NAME=VALUE ...), kernel_name, disposition, pruned, samples,
 // median_ms, flops, min_bytes, intensity, ridge, bound, achieved_tflops, achieved_gbps,
 // compute_roof_tflops, memory_roof_gbps, attainable_tflops, pct_compute_roof, pct_memory_roof,
 // pct_attainable, ratio_vs_reference, sm_clock_mhz and power_w (NVML after the samples; empty
@@ -34,24 +34,22 @@ std::string power(const ReportRecord& r) {
   return r.telemetry && r.telemetry->power_w ? number(*r.telemetry->power_w) : "";
 }
 
-std::vector<std::string> dim_names(const Report& report) {
-  std::set<std::string> names;
-  for (const ReportProblem& p : report.problems)
-    for (const auto& [name, value] : p.problem.dims) names.insert(name);
-  std::vector<std::string> out;
-  for (const char* name : {"M", "N", "K"})
-    if (names.erase(name)) out.push_back(name);
-  out.insert(out.end(), names.begin(), names.end());
+std::vector<Problem> problems_of(const Report& report) {
+  std::vector<Problem> out;
+  for (const ReportProblem& p : report.problems) out.push_back(p.problem);
   return out;
 }
 
 }  // namespace
 
 std::string report_to_csv(const Report& report) {
-  const std::vector<std::string> dims = dim_names(report);
+  const std::vector<std::string> dims = dim_columns(problems_of(report));
+  const std::vector<std::string> options = option_columns(problems_of(report));
   std::vector<std::string> header = {"family"};
   header.insert(header.end(), dims.begin(), dims.end());
-  for (const char* c : {"dtype", "layout", "source", "role", "config_name", "params", "kernel_name", "disposition",
+  header.push_back("dtype");
+  header.insert(header.end(), options.begin(), options.end());
+  for (const char* c : {"source", "role", "config_name", "params", "kernel_name", "disposition",
                         "pruned", "samples", "median_ms", "flops", "min_bytes", "intensity", "ridge", "bound",
                         "achieved_tflops", "achieved_gbps", "compute_roof_tflops", "memory_roof_gbps",
                         "attainable_tflops", "pct_compute_roof", "pct_memory_roof", "pct_attainable",
@@ -74,8 +72,10 @@ std::string report_to_csv(const Report& report) {
         cells.push_back(it == p.problem.dims.end() ? "" : std::to_string(it->second));
       }
       const char* role = p.winner == i ? "winner" : p.reference == i ? "reference" : "";
+      cells.push_back(p.problem.dtype);
+      for (const std::string& o : options) cells.push_back(p.problem.option(o));
       for (std::string cell :
-           {p.problem.dtype, p.problem.layout, r.source, std::string(role), r.config_name, params_text(r.params),
+           {r.source, std::string(role), r.config_name, params_text(r.params),
             r.kernel_name, std::string(to_string(r.disposition)), std::string(r.pruned ? "true" : "false"),
             std::to_string(r.samples), number(r.median_ms), number(f.flops), number(f.bytes), number(f.intensity),
             number(f.ridge), f.bound, number(f.achieved_tflops), number(f.achieved_gbps),

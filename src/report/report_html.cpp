@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "families/family.hpp"
 #include "report/charts.hpp"
 #include "report/svg.hpp"
 #include "report/writers.hpp"
@@ -63,7 +64,7 @@ std::string summary_table(const Report& report) {
 }
 
 std::string problem_section(const ReportProblem& p, const Ceilings& c) {
-  std::string s = fmt::format("<section class=\"problem\"><h3>{}</h3>\n", escape(p.problem.describe()));
+  std::string s = fmt::format("<section class=\"problem\"><h3>{}</h3>\n", escape(describe(p.problem)));
   std::string counts = fmt::format("{} passed", p.passed_candidates);
   for (const auto& [disposition, n] : p.untimed) counts += fmt::format(", {} {}", n, disposition);
   s += fmt::format("<p class=\"note\">FLOPs {:.4g} · min bytes {:.4g} · intensity {:.1f} FLOP/B · ridge {:.1f} "

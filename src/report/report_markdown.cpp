@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "families/family.hpp"
 #include "report/writers.hpp"
 
 namespace ktune {
@@ -50,7 +51,7 @@ std::string report_to_markdown(const Report& report) {
   }
 
   for (const ReportProblem& p : report.problems) {
-    md += fmt::format("\n### {}\n\n", cell(p.problem.describe()));
+    md += fmt::format("\n### {}\n\n", cell(describe(p.problem)));
     md += fmt::format("FLOPs {:.4g} · min bytes {:.4g} · intensity {:.1f} FLOP/B · ridge {:.1f} FLOP/B → "
                       "{}-bound · roofs {:.0f} TFLOPS, {:.0f} GB/s ({})\n\n",
                       p.cost.flops, p.cost.min_bytes, p.intensity, p.ridge, p.bound, p.roofs.compute_tflops,

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "store/ceilings.hpp"
-#include "tune/record.hpp"
+#include "core/record.hpp"
 
 namespace ktune {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "space/sweep_config.hpp"
-#include "tune/record.hpp"
+#include "core/record.hpp"
 
 namespace ktune {
 

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tune/record.hpp"
+#include "core/record.hpp"
 #include "util/error.hpp"
 
 namespace ktune {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "space/expr.hpp"
-#include "tune/record.hpp"
+#include "core/record.hpp"
 
 namespace ktune {
 

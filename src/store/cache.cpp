@@ -98,10 +98,12 @@ std::string CacheKey::str() const {
   std::string dims_text;
   for (const auto& [name, value] : dims)
     dims_text += fmt::format("{}{}={}", dims_text.empty() ? "" : ",", name, value);
+  std::string options_text;  // ";layout=rr": each option as its own field, as keys always read
+  for (const auto& [name, value] : options) options_text += fmt::format(";{}={}", name, value);
   return fmt::format(
-      "family={};config={};kernel={};dtype={};layout={};dims={};gpu={};cc={}.{};sms={};"
+      "family={};config={};kernel={};dtype={}{};dims={};gpu={};cc={}.{};sms={};"
       "driver={};nvrtc={};settings={}",
-      family, config_name, kernel_hash, dtype, layout, dims_text, gpu_name, cc_major, cc_minor,
+      family, config_name, kernel_hash, dtype, options_text, dims_text, gpu_name, cc_major, cc_minor,
       sm_count, driver_version, nvrtc_version, settings);
 }
 
@@ -112,7 +114,7 @@ CacheKey make_cache_key(const Problem& problem, const DeviceInfo& device, std::s
   k.config_name = std::move(config_name);
   k.kernel_hash = hex64(fnv1a64(sweep_text));
   k.dtype = problem.dtype;
-  k.layout = problem.layout;
+  k.options = problem.options;
   k.dims = problem.dims;
   k.gpu_name = device.name;
   k.cc_major = device.cc_major;
@@ -127,7 +129,7 @@ CacheKey make_cache_key(const Problem& problem, const DeviceInfo& device, std::s
 void to_json(json& j, const CacheKey& k) {
   j = json{{"family", k.family},           {"config_name", k.config_name},
            {"kernel_hash", k.kernel_hash}, {"dtype", k.dtype},
-           {"layout", k.layout},           {"dims", k.dims},
+           {"options", k.options},         {"dims", k.dims},
            {"gpu_name", k.gpu_name},       {"cc_major", k.cc_major},
            {"cc_minor", k.cc_minor},       {"sm_count", k.sm_count},
            {"driver_version", k.driver_version}, {"nvrtc_version", k.nvrtc_version},
@@ -139,7 +141,11 @@ void from_json(const json& j, CacheKey& k) {
   j.at("config_name").get_to(k.config_name);
   j.at("kernel_hash").get_to(k.kernel_hash);
   j.at("dtype").get_to(k.dtype);
-  j.at("layout").get_to(k.layout);
+  // Entries written before options existed have GEMM's layout as a field of its own.
+  if (j.contains("options"))
+    j.at("options").get_to(k.options);
+  else
+    k.options = {{"layout", j.at("layout").get<std::string>()}};
   j.at("dims").get_to(k.dims);
   j.at("gpu_name").get_to(k.gpu_name);
   j.at("cc_major").get_to(k.cc_major);

@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tune/record.hpp"
+#include "core/record.hpp"
 
 namespace ktune {
 
@@ -29,7 +29,8 @@ struct CacheKey {
   // kernel_hash: hex64(fnv1a64(...)) of everything the sweep is made of: each config's text, its
   // kernel source and every header offered to it (tune/tuner.cpp, sweeps_cache_key).
   std::string family, config_name, kernel_hash;
-  std::string dtype, layout;
+  std::string dtype;
+  Options options;  // gemm: {"layout": "rr"}
   Bindings dims;  // M, N, K
   std::string gpu_name;
   int cc_major = 0, cc_minor = 0;

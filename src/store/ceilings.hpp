@@ -18,7 +18,7 @@
 #include <optional>
 #include <string>
 
-#include "tune/record.hpp"
+#include "core/record.hpp"
 
 namespace ktune {
 

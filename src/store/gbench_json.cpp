@@ -64,16 +64,18 @@ GbenchHost gbench_host_now() {
   return host;
 }
 
-std::string gbench_name(const Problem& problem, const std::string& source) {
-  std::string name = fmt::format("{}_{}_{}", problem.family, problem.dtype, problem.layout);
-  for (const char* dim : {"M", "N", "K"})
+std::string gbench_name(const Problem& problem, const std::string& source, const std::vector<std::string>& dim_order) {
+  std::string name = fmt::format("{}_{}", problem.family, problem.dtype);
+  for (const auto& [option, value] : problem.options) name += "_" + value;
+  for (const std::string& dim : dim_order)
     if (auto it = problem.dims.find(dim); it != problem.dims.end()) name += fmt::format("/{}:{}", dim, it->second);
   for (const auto& [dim, value] : problem.dims)
-    if (dim != "M" && dim != "N" && dim != "K") name += fmt::format("/{}:{}", dim, value);
+    if (std::find(dim_order.begin(), dim_order.end(), dim) == dim_order.end()) name += fmt::format("/{}:{}", dim, value);
   return name + "/" + source;
 }
 
-json gbench_json(const RunInfo& info, const std::vector<ProblemResult>& results, const GbenchHost& host) {
+json gbench_json(const RunInfo& info, const std::vector<ProblemResult>& results, const GbenchHost& host,
+                 const ProblemColumns& columns) {
   const DeviceInfo& d = info.device;
   json context = {{"date", host.date},
                   {"host_name", host.host_name},
@@ -111,7 +113,7 @@ json gbench_json(const RunInfo& info, const std::vector<ProblemResult>& results,
         }
       }
       if (!best && !failed) continue;
-      json b = entry(gbench_name(r.problem, kSources[s]), p, s);
+      json b = entry(gbench_name(r.problem, kSources[s], columns.dims), p, s);
       if (!best) {
         b["error_occurred"] = true;
         b["error_message"] = fmt::format("{}: {}", to_string(failed->disposition), failed->reason);

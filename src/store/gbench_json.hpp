@@ -44,11 +44,13 @@ struct GbenchHost {
 };
 GbenchHost gbench_host_now();
 
-// "gemm_fp16_rr/M:4096/N:4096/K:4096/ktune": the dimensions M, N, K first, then others by name.
-std::string gbench_name(const Problem& problem, const std::string& source);
+// "gemm_fp16_rr/M:4096/N:4096/K:4096/ktune": family, dtype and option values, then the dimensions
+// in `dim_order` (the family's: families/family.hpp, dim_columns), then any others by name.
+std::string gbench_name(const Problem& problem, const std::string& source,
+                        const std::vector<std::string>& dim_order = {});
 
 // Keys in Google Benchmark's order (context first), hence ordered_json.
 nlohmann::ordered_json gbench_json(const RunInfo& info, const std::vector<ProblemResult>& results,
-                                   const GbenchHost& host);
+                                   const GbenchHost& host, const ProblemColumns& columns = {});
 
 }  // namespace ktune

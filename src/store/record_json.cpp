@@ -1,4 +1,4 @@
-// JSON (de)serialization of the records in tune/record.hpp; see record_json.hpp for the rules.
+// JSON (de)serialization of the records in core/record.hpp; see record_json.hpp for the rules.
 #include "store/record_json.hpp"
 
 #include "store/telemetry_json.hpp"
@@ -67,8 +67,15 @@ void from_json(const json& j, Disposition& d) {
   d = *parsed;
 }
 
+// A problem's options sit beside family, dims and dtype as string fields ({"family": "gemm", ...,
+// "layout": "rr"}), the form results files had before options existed; every other string field
+// read back is an option.
 void to_json(json& j, const Problem& p) {
-  j = json{{"family", p.family}, {"dims", p.dims}, {"dtype", p.dtype}, {"layout", p.layout}};
+  j = json{{"family", p.family}, {"dims", p.dims}, {"dtype", p.dtype}};
+  for (const auto& [name, value] : p.options) {
+    if (j.contains(name)) throw Error("problem option '" + name + "' clashes with a field of the same name");
+    j[name] = value;
+  }
 }
 
 void from_json(const json& j, Problem& p) {
@@ -76,7 +83,10 @@ void from_json(const json& j, Problem& p) {
   read(j, "family", p.family);
   read(j, "dims", p.dims);
   read(j, "dtype", p.dtype);
-  read(j, "layout", p.layout);
+  p.options.clear();
+  for (const auto& [name, value] : j.items())
+    if (name != "family" && name != "dims" && name != "dtype" && value.is_string())
+      p.options[name] = value.get<std::string>();
 }
 
 void to_json(json& j, const DeviceInfo& d) {

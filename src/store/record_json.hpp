@@ -1,4 +1,4 @@
-// JSON form of every record in tune/record.hpp. The worker protocol, the results files and the
+// JSON form of every record in core/record.hpp. The worker protocol, the results files and the
 // best-config cache all use these, so a record reads back the same wherever it was written.
 //
 // Reading is lenient about missing keys (they keep the struct's default, so files from older
@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tune/record.hpp"
+#include "core/record.hpp"
 
 namespace ktune {
 

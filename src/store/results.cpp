@@ -33,14 +33,16 @@ std::string csv_field(std::string_view s) {
 std::string number(double v) { return fmt::format("{}", v); }
 
 // M, N, K first because that is how everyone writes a GEMM shape; anything else by name.
-std::vector<std::string> dim_columns(const std::vector<ProblemResult>& results) {
-  std::set<std::string> names;
+// `first` in its order, then the other names some problem has, sorted.
+template <typename NamesOf>
+std::vector<std::string> ordered(const std::vector<ProblemResult>& results, const std::vector<std::string>& first,
+                                 NamesOf names_of) {
+  std::set<std::string> rest;
   for (const auto& r : results)
-    for (const auto& [name, value] : r.problem.dims) names.insert(name);
-  std::vector<std::string> out;
-  for (const char* name : {"M", "N", "K"})
-    if (names.erase(name)) out.push_back(name);
-  out.insert(out.end(), names.begin(), names.end());
+    for (const std::string& name : names_of(r.problem))
+      if (std::find(first.begin(), first.end(), name) == first.end()) rest.insert(name);
+  std::vector<std::string> out = first;
+  out.insert(out.end(), rest.begin(), rest.end());
   return out;
 }
 
@@ -114,13 +116,22 @@ json results_to_json(const RunInfo& info, const std::vector<ProblemResult>& resu
               {"problems", std::move(problems)}};
 }
 
-std::string results_to_csv(const std::vector<ProblemResult>& results) {
-  const std::vector<std::string> dims = dim_columns(results);
+std::string results_to_csv(const std::vector<ProblemResult>& results, const ProblemColumns& columns) {
+  const std::vector<std::string> dims = ordered(results, columns.dims, [](const Problem& p) {
+    std::vector<std::string> names;
+    for (const auto& [name, value] : p.dims) names.push_back(name);
+    return names;
+  });
+  const std::vector<std::string> options = ordered(results, columns.options, [](const Problem& p) {
+    std::vector<std::string> names;
+    for (const auto& [name, value] : p.options) names.push_back(name);
+    return names;
+  });
   const std::vector<Column> tail = record_columns();
 
   std::set<std::string> taken(dims.begin(), dims.end());
-  for (const char* name : {"family", "dtype", "layout", "source", "config_name", "kernel_name",
-                           "disposition", "reason"})
+  taken.insert(options.begin(), options.end());
+  for (const char* name : {"family", "dtype", "source", "config_name", "kernel_name", "disposition", "reason"})
     taken.insert(name);
   for (const auto& c : tail) taken.insert(c.name);
 
@@ -131,7 +142,9 @@ std::string results_to_csv(const std::vector<ProblemResult>& results) {
 
   std::vector<std::string> header{"family"};
   header.insert(header.end(), dims.begin(), dims.end());
-  header.insert(header.end(), {"dtype", "layout", "source", "config_name"});
+  header.push_back("dtype");
+  header.insert(header.end(), options.begin(), options.end());
+  header.insert(header.end(), {"source", "config_name"});
   for (const auto& p : params) header.push_back(taken.count(p) ? "param_" + p : p);
   header.insert(header.end(), {"kernel_name", "disposition", "reason"});
   for (const auto& c : tail) header.push_back(c.name);
@@ -145,7 +158,9 @@ std::string results_to_csv(const std::vector<ProblemResult>& results) {
         auto it = r.problem.dims.find(d);
         row.push_back(it == r.problem.dims.end() ? "" : std::to_string(it->second));
       }
-      row.insert(row.end(), {r.problem.dtype, r.problem.layout, rec.source, rec.config_name});
+      row.push_back(r.problem.dtype);
+      for (const auto& o : options) row.push_back(r.problem.option(o));
+      row.insert(row.end(), {rec.source, rec.config_name});
       for (const auto& p : params) {
         auto it = rec.params.find(p);
         row.push_back(it == rec.params.end() ? "" : std::to_string(it->second));
@@ -160,11 +175,12 @@ std::string results_to_csv(const std::vector<ProblemResult>& results) {
 
 std::pair<fs::path, fs::path> write_results(const fs::path& out_dir, const std::string& stem,
                                             const RunInfo& info,
-                                            const std::vector<ProblemResult>& results) {
+                                            const std::vector<ProblemResult>& results,
+                                            const ProblemColumns& columns) {
   const fs::path json_path = out_dir / (stem + ".json");
   const fs::path csv_path = out_dir / (stem + ".csv");
   write_file_atomic(json_path, results_to_json(info, results).dump(2) + "\n");
-  write_file_atomic(csv_path, results_to_csv(results));
+  write_file_atomic(csv_path, results_to_csv(results, columns));
   return {json_path, csv_path};
 }
 

@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "tune/record.hpp"
+#include "core/record.hpp"
 
 namespace ktune {
 
@@ -47,13 +47,20 @@ struct ProblemResult {
 // What the .json holds.
 nlohmann::json results_to_json(const RunInfo& info, const std::vector<ProblemResult>& results);
 
+// The order of the problem columns of the .csv: dimensions, then options. Only the families know
+// it (families/family.hpp, dim_columns and option_columns); names a problem has that are not
+// listed follow, sorted.
+struct ProblemColumns {
+  std::vector<std::string> dims, options;
+};
+
 // What the .csv holds: a header line, then one line per record, "\n"-terminated.
-std::string results_to_csv(const std::vector<ProblemResult>& results);
+std::string results_to_csv(const std::vector<ProblemResult>& results, const ProblemColumns& columns = {});
 
 // Writes <out_dir>/<stem>.json and <out_dir>/<stem>.csv (creating out_dir); returns both paths.
 std::pair<std::filesystem::path, std::filesystem::path> write_results(
     const std::filesystem::path& out_dir, const std::string& stem, const RunInfo& info,
-    const std::vector<ProblemResult>& results);
+    const std::vector<ProblemResult>& results, const ProblemColumns& columns = {});
 
 // Reads a results .json back; fills *info_out when given. Throws ktune::ConfigError naming the
 // file for unreadable, malformed or newer-schema files.

@@ -65,7 +65,7 @@ Ceilings probe_ceilings(GpuContext& gpu, const StoppingRule& rule, double warmup
     // fp8 tensor cores exist from sm_89 on, and cuBLASLt's fp8 GEMM takes layout rc only.
     const bool fp8 = dtype == "fp8";
     if (fp8 && arch_facts(gpu.device()).arch < 89) continue;
-    const Problem problem{"gemm", {{"M", kGemmSize}, {"N", kGemmSize}, {"K", kGemmSize}}, dtype, fp8 ? "rc" : "rr"};
+    const Problem problem{"gemm", {{"M", kGemmSize}, {"N", kGemmSize}, {"K", kGemmSize}}, dtype, {{"layout", fp8 ? "rc" : "rr"}}};
     std::unique_ptr<Workload> w = gemm.prepare(problem, gpu, 20261121);
     CeilingProbe p = time_work(gpu, [&] { w->run_baseline(); }, rule, warmup_ms,
                                fmt::format("{} {}x{}x{}", w->baseline_name(), kGemmSize, kGemmSize, kGemmSize),

@@ -10,7 +10,7 @@
 #include "compile/kernel_source.hpp"
 #include "families/family.hpp"
 #include "space/sweep_config.hpp"
-#include "tune/record.hpp"
+#include "core/record.hpp"
 
 namespace ktune {
 

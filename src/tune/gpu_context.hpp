@@ -18,7 +18,7 @@
 #include "cuda/gpu_telemetry.hpp"
 #include "cuda/nvml.hpp"
 #include "cuda/resources.hpp"
-#include "tune/record.hpp"
+#include "core/record.hpp"
 
 namespace ktune {
 

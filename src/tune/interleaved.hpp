@@ -11,7 +11,7 @@
 
 #include <vector>
 
-#include "tune/record.hpp"
+#include "core/record.hpp"
 #include "tune/session.hpp"
 
 namespace ktune {

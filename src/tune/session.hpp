@@ -10,7 +10,7 @@
 #include "bench/stopping_rule.hpp"
 #include "families/tolerance.hpp"
 #include "store/ceilings.hpp"
-#include "tune/record.hpp"
+#include "core/record.hpp"
 #include "tune/worker_client.hpp"
 
 namespace ktune {

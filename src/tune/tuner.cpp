@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "compile/nvrtc_compiler.hpp"
+#include "families/family.hpp"
 #include "tune/compile_candidates.hpp"
 #include "tune/interleaved.hpp"
 #include "util/progress.hpp"
@@ -103,12 +104,12 @@ Tuner::Tuner(Session& session, Compiler& compiler, BestConfigCache& cache, TuneO
 TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& problem) {
   if (all_sweeps.empty()) throw Error("nothing to tune: no sweep config");
   const KernelFamily& family = find_family(all_sweeps.front().config.family);
-  family.validate(problem);
+  check_problem(problem);
   const DeviceInfo& device = session_.device();
 
   // Before compiling anything: a problem the device cannot hold is bad input.
   if (family.device_bytes(problem) > device.global_mem_bytes)
-    throw ConfigError(fmt::format("{} needs {:.1f} GiB of device memory; {} has {:.1f} GiB", problem.describe(),
+    throw ConfigError(fmt::format("{} needs {:.1f} GiB of device memory; {} has {:.1f} GiB", describe(problem),
                                   family.device_bytes(problem) / 1073741824.0, device.name,
                                   device.global_mem_bytes / 1073741824.0));
 

@@ -66,7 +66,7 @@ class Worker {
     if (bytes > static_cast<int64_t>(free_bytes))
       return {{"ok", false},
               {"error", fmt::format("{} needs {:.2f} GiB of device memory; {:.2f} GiB of {:.2f} GiB are free",
-                                    problem_.describe(), bytes / 1073741824.0, free_bytes / 1073741824.0,
+                                    describe(problem_), bytes / 1073741824.0, free_bytes / 1073741824.0,
                                     total / 1073741824.0)}};
     workload_ = family.prepare(problem_, *gpu_, request.at("seed").get<uint64_t>());
     return {{"ok", true}};

@@ -96,7 +96,7 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
   std::vector<Pick> picks;
   std::vector<CompileRequest> requests;
   for (size_t c = 0; c < all.size(); ++c) {
-    Problem p{"gemm", {{"M", all[c].m}, {"N", all[c].n}, {"K", all[c].k}}, all[c].dtype, all[c].layout};
+    Problem p{"gemm", {{"M", all[c].m}, {"N", all[c].n}, {"K", all[c].k}}, all[c].dtype, {{"layout", all[c].layout}}};
     size_t covered = 0;
     for (const auto& [config, source] : sweeps) {
       std::vector<Candidate> valid;
@@ -114,7 +114,7 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
         requests.push_back({source.name, source.text, source.headers, rec.kernel_name, device.arch(), {}});
       }
     }
-    ASSERT_GT(covered, 0u) << "no valid candidate in any family for " << p.describe();
+    ASSERT_GT(covered, 0u) << "no valid candidate in any family for " << describe(p);
   }
   std::vector<CompileInfo> infos = compile_all(compiler, requests, 0);
 
@@ -123,7 +123,7 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
   for (size_t i = 0; i < picks.size(); ++i) {
     Pick& pick = picks[i];
     const Case& c = all[pick.case_index];
-    Problem p{"gemm", {{"M", c.m}, {"N", c.n}, {"K", c.k}}, c.dtype, c.layout};
+    Problem p{"gemm", {{"M", c.m}, {"N", c.n}, {"K", c.k}}, c.dtype, {{"layout", c.layout}}};
     ASSERT_TRUE(infos[i].ok) << pick.rec.kernel_name << "\n" << infos[i].log;
     pick.rec.compile = infos[i];
     if (loaded_case != pick.case_index) {
@@ -132,7 +132,7 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
     }
     session.run_candidate(pick.rec, StoppingRule{}, 0, 0, /*verify_only=*/true);
     EXPECT_EQ(pick.rec.disposition, Disposition::passed)
-        << p.describe() << " " << pick.rec.config_name << " " << pick.rec.kernel_name << ": " << pick.rec.reason;
+        << describe(p) << " " << pick.rec.config_name << " " << pick.rec.kernel_name << ": " << pick.rec.reason;
     ++checked;
   }
   EXPECT_GE(checked, static_cast<int>(all.size() * 3));
@@ -163,7 +163,7 @@ TEST(Fp8Baseline, CublasLtMatchesTheReference) {
   Session session(session_options(dir));
   if (arch_facts(session.device()).arch < 89) GTEST_SKIP() << "no fp8 tensor cores on " << session.device().name;
   const KernelFamily& family = find_family("gemm");
-  Problem p{"gemm", {{"M", 1000}, {"N", 3008}, {"K", 4096}}, "fp8", "rc"};
+  Problem p{"gemm", {{"M", 1000}, {"N", 3008}, {"K", 4096}}, "fp8", {{"layout", "rc"}}};
   session.set_problem(p, family.default_tolerance("fp8"), 11);
   StoppingRule rule;
   rule.min_samples = 3;
@@ -186,7 +186,7 @@ TEST(Timing, StatisticsAreConsistentAndPlausible) {
   auto dir = test::scratch_dir("timing");
   Session session(session_options(dir));
   const KernelFamily& family = find_family("gemm");
-  Problem p{"gemm", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, "fp16", "rr"};
+  Problem p{"gemm", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, "fp16", {{"layout", "rr"}}};
   session.set_problem(p, family.default_tolerance("fp16"), 7);
   StoppingRule rule;
   CandidateRecord ref = session.time_baseline(rule, 25);

@@ -25,7 +25,7 @@ CacheKey key_for(int m, const std::string& config = "gemm_mma") {
   k.config_name = config;
   k.kernel_hash = hex64(fnv1a64("template <int BLOCK_M> __global__ void k();"));
   k.dtype = "fp16";
-  k.layout = "rr";
+  k.options = {{"layout", "rr"}};
   k.dims = {{"M", m}, {"N", 4096}, {"K", 4096}};
   k.gpu_name = "NVIDIA H100 80GB HBM3";
   k.cc_major = 9;
@@ -84,7 +84,7 @@ TEST(CacheKey, StrIsCanonical) {
 }
 
 TEST(CacheKey, MadeFromProblemAndDevice) {
-  Problem p{"gemm", {{"M", 1}, {"N", 2}, {"K", 3}}, "bf16", "rc"};
+  Problem p{"gemm", {{"M", 1}, {"N", 2}, {"K", 3}}, "bf16", {{"layout", "rc"}}};
   DeviceInfo d;
   d.name = "GPU";
   d.cc_major = 8;
@@ -95,7 +95,7 @@ TEST(CacheKey, MadeFromProblemAndDevice) {
   EXPECT_EQ(k.kernel_hash, hex64(fnv1a64("source text")));
   EXPECT_EQ(k.dims, p.dims);
   EXPECT_EQ(k.dtype, "bf16");
-  EXPECT_EQ(k.layout, "rc");
+  EXPECT_EQ(k.options, (Options{{"layout", "rc"}}));
   EXPECT_EQ(k.config_name, "gemm_simt");
   EXPECT_EQ(k.cc_minor, 6);
   EXPECT_EQ(k.sm_count, 84);

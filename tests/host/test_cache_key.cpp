@@ -31,7 +31,7 @@ class SweepsCacheKey : public ::testing::Test {
   CacheKey key(const Sweep& s, const TuneOptions& o = {}) const { return sweeps_cache_key({&s}, problem_, device_, o); }
 
   Sweep sweep_;
-  Problem problem_{"gemm", {{"M", 1000}, {"N", 1000}, {"K", 512}}, "fp16", "rr"};
+  Problem problem_{"gemm", {{"M", 1000}, {"N", 1000}, {"K", 512}}, "fp16", {{"layout", "rr"}}};
   DeviceInfo device_ = test_device();
 };
 

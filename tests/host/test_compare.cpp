@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "bench/compare.hpp"
+#include "families/family.hpp"
 #include "store/results.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -386,15 +387,15 @@ TEST(CompareH100, ARerunIsNoRegressionAndAPlantedSlowdownIsCaughtEverywhere) {
   EXPECT_FALSE(same.regression()) << compare_table(same);
   EXPECT_EQ(same.count(Verdict::slower) + same.count(Verdict::faster), 0u) << compare_table(same);
   for (const Comparison& c : same.rows) {
-    EXPECT_EQ(c.basis, c.control ? Basis::time : Basis::ratio) << c.problem.describe();
-    if (!c.control) EXPECT_EQ(c.units_base, 20u) << c.problem.describe();
+    EXPECT_EQ(c.basis, c.control ? Basis::time : Basis::ratio) << describe(c.problem);
+    if (!c.control) EXPECT_EQ(c.units_base, 20u) << describe(c.problem);
   }
 
   const CompareReport slowed = compare_results(base_info, base, planted_info, planted, {});
   EXPECT_TRUE(slowed.regression());
   EXPECT_EQ(slowed.count(Verdict::slower), 9u) << compare_table(slowed);  // every problem
   for (const Comparison& c : slowed.rows)
-    if (!c.control) EXPECT_GT(c.result.change.lo, 0.03) << c.problem.describe();
+    if (!c.control) EXPECT_GT(c.result.change.lo, 0.03) << describe(c.problem);
 }
 
 TEST(CompareH100, NoisyButUnchangedIsNotAFailure) {
@@ -473,7 +474,7 @@ CandidateRecord timed(const std::string& source, Bindings params, std::vector<do
 // BASE and NEW, so that no comparison sees the same noise twice.
 ProblemResult bench_problem(int m, Bindings params, double ktune_ms, double cublas_ms, uint32_t seed) {
   ProblemResult r;
-  r.problem = Problem{"gemm", {{"M", m}, {"N", m}, {"K", m}}, "fp16", "rr"};
+  r.problem = Problem{"gemm", {{"M", m}, {"N", m}, {"K", m}}, "fp16", {{"layout", "rr"}}};
   r.records.push_back(timed("cublas", {}, noisy(cublas_ms, 0.005, 60, seed)));
   r.records.push_back(timed("ktune", std::move(params), noisy(ktune_ms, 0.005, 60, seed + 1)));
   return r;
@@ -524,7 +525,7 @@ std::vector<ProblemResult> bench_run(const Machine& machine, double ktune_factor
   for (size_t i = 0; i < kSuite.size(); ++i) {
     const int m = 1024 * static_cast<int>(i + 1);
     ProblemResult r;
-    r.problem = Problem{"gemm", {{"M", m}, {"N", m}, {"K", m}}, "fp16", "rr"};
+    r.problem = Problem{"gemm", {{"M", m}, {"N", m}, {"K", m}}, "fp16", {{"layout", "rr"}}};
     CandidateRecord cublas = timed("cublas", {}, {}), ktune = timed("ktune", {{"BLOCK_M", 128}}, {});
     for (int round = 0; round < rounds; ++round) {
       const double clocks = machine.speed * (1 + drift(rng));
@@ -558,11 +559,11 @@ TEST(CompareRounds, DriftThatMovesKernelAndCublasAlikeIsNoRegression) {
   for (const Comparison& c : report.rows) {
     if (c.control) {
       EXPECT_EQ(c.source, "cublas");
-      EXPECT_GT(c.result.change.estimate, 0.02) << c.problem.describe();  // it did move
+      EXPECT_GT(c.result.change.estimate, 0.02) << describe(c.problem);  // it did move
       moved += c.result.change.estimate > 0.03;
     } else {
       EXPECT_EQ(c.basis, Basis::ratio);
-      EXPECT_EQ(c.result.verdict, Verdict::same) << c.problem.describe() << ": " << c.result.why;
+      EXPECT_EQ(c.result.verdict, Verdict::same) << describe(c.problem) << ": " << c.result.why;
       EXPECT_NEAR(c.new_x / c.base_x, 1, 0.02);
     }
   }

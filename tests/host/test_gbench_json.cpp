@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 
+#include "families/family.hpp"
 #include "store/gbench_json.hpp"
 
 #ifndef KTUNE_SOURCE_DIR
@@ -45,10 +46,10 @@ CandidateRecord timed(const std::string& source, double median_ms, size_t n) {
 
 std::vector<ProblemResult> bench_results() {
   std::vector<ProblemResult> r(2);
-  r[0].problem = Problem{"gemm", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, "fp16", "rr"};
+  r[0].problem = Problem{"gemm", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, "fp16", {{"layout", "rr"}}};
   r[0].records = {timed("cublas", 0.2, 100), timed("ktune", 0.25, 100)};
   r[0].records[1].params = {{"BLOCK_M", 128}, {"NUM_STAGES", 3}};
-  r[1].problem = Problem{"gemm", {{"M", 128}, {"N", 6144}, {"K", 4096}}, "bf16", "rc"};
+  r[1].problem = Problem{"gemm", {{"M", 128}, {"N", 6144}, {"K", 4096}}, "bf16", {{"layout", "rc"}}};
   r[1].records = {timed("cublas", 0.03, 100), timed("ktune", 0.04, 100)};
   r[1].records[1].disposition = Disposition::incorrect;
   r[1].records[1].reason = "max abs error 0.5";
@@ -56,14 +57,16 @@ std::vector<ProblemResult> bench_results() {
 }
 
 TEST(GbenchJson, Names) {
-  EXPECT_EQ(gbench_name(Problem{"gemm", {{"M", 4096}, {"N", 2048}, {"K", 1024}}, "fp16", "rr"}, "ktune"),
+  EXPECT_EQ(gbench_name(Problem{"gemm", {{"M", 4096}, {"N", 2048}, {"K", 1024}}, "fp16", {{"layout", "rr"}}}, "ktune",
+                        {"M", "N", "K"}),
             "gemm_fp16_rr/M:4096/N:2048/K:1024/ktune");
-  EXPECT_EQ(gbench_name(Problem{"attn", {{"B", 4}, {"H", 32}, {"M", 1}}, "bf16", "rr"}, "cublas"),
-            "attn_bf16_rr/M:1/B:4/H:32/cublas");
+  // Dimensions not in the given order follow by name.
+  EXPECT_EQ(gbench_name(Problem{"attn", {{"B", 4}, {"H", 32}, {"S", 1}}, "bf16", {{"causal", "yes"}}}, "cudnn", {"S"}),
+            "attn_bf16_yes/S:1/B:4/H:32/cudnn");
 }
 
 TEST(GbenchJson, ContextBlock) {
-  const nlohmann::ordered_json j = gbench_json(info(), bench_results(), host());
+  const nlohmann::ordered_json j = gbench_json(info(), bench_results(), host(), problem_columns(bench_results()));
   ASSERT_TRUE(j.is_object());
   EXPECT_EQ(j.begin().key(), "context");  // as Google Benchmark writes it
   const auto& c = j.at("context");
@@ -83,7 +86,7 @@ TEST(GbenchJson, ContextBlock) {
 }
 
 TEST(GbenchJson, BenchmarksHaveGoogleBenchmarksFields) {
-  const nlohmann::ordered_json j = gbench_json(info(), bench_results(), host());
+  const nlohmann::ordered_json j = gbench_json(info(), bench_results(), host(), problem_columns(bench_results()));
   const auto& b = j.at("benchmarks");
   ASSERT_EQ(b.size(), 4u);  // per problem: ktune, then cublas
 

@@ -17,12 +17,12 @@ namespace ktune {
 namespace {
 
 Problem gemm(int64_t m, int64_t n, int64_t k, const std::string& dtype, const std::string& layout) {
-  return Problem{"gemm", {{"M", m}, {"N", n}, {"K", k}}, dtype, layout};
+  return Problem{"gemm", {{"M", m}, {"N", n}, {"K", k}}, dtype, {{"layout", layout}}};
 }
 
 std::string validate_error(const Problem& p) {
   try {
-    find_family("gemm").validate(p);
+    check_problem(p);
   } catch (const ConfigError& e) {
     return e.what();
   }
@@ -46,7 +46,12 @@ TEST(GemmFamily, Fp8TakesLayoutRcOnly) {
     for (const char* layout : {"rr", "rc", "cr", "cc"})
       EXPECT_EQ(validate_error(gemm(64, 64, 64, dtype, layout)), "accepted") << dtype << " " << layout;
   const std::string unknown = validate_error(gemm(64, 64, 64, "fp4", "rc"));
-  EXPECT_NE(unknown.find("fp16, bf16, fp8 or fp32"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("fp16, bf16, fp8, fp32"), std::string::npos) << unknown;
+  const std::string bad_layout = validate_error(gemm(64, 64, 64, "fp16", "rx"));
+  EXPECT_NE(bad_layout.find("unknown layout 'rx'"), std::string::npos) << bad_layout;
+  Problem extra = gemm(64, 64, 64, "fp16", "rr");
+  extra.dims["KK"] = 3;
+  EXPECT_NE(validate_error(extra).find("no dimension 'KK'"), std::string::npos) << validate_error(extra);
 }
 
 TEST(GemmFamily, ContextGivesElementAndOutputBytes) {

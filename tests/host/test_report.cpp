@@ -72,7 +72,7 @@ CandidateRecord timed(const std::string& source, double median_ms, Bindings para
 
 ProblemResult synthetic(int64_t m, int64_t n, int64_t k, const std::string& dtype, std::vector<CandidateRecord> recs) {
   ProblemResult r;
-  r.problem = Problem{"gemm", {{"M", m}, {"N", n}, {"K", k}}, dtype, "rr"};
+  r.problem = Problem{"gemm", {{"M", m}, {"N", n}, {"K", k}}, dtype, {{"layout", "rr"}}};
   r.cost = find_family("gemm").cost(r.problem);
   r.records = std::move(recs);
   return r;

@@ -240,7 +240,7 @@ TEST_F(ReportInBrowser, DrawsASweepOfSeveralProblems) {
   for (auto [m, n, k, dtype] : {std::tuple{1024, 1024, 1024, "fp16"}, std::tuple{4096, 4096, 4096, "fp16"},
                                 std::tuple{8192, 8192, 16, "fp16"}, std::tuple{4096, 4096, 4096, "bf16"}}) {
     ProblemResult r;
-    r.problem = Problem{"gemm", {{"M", m}, {"N", n}, {"K", k}}, dtype, "rr"};
+    r.problem = Problem{"gemm", {{"M", m}, {"N", n}, {"K", k}}, dtype, {{"layout", "rr"}}};
     r.cost = gemm.cost(r.problem);
     const double cublas_ms = r.cost.flops / 600e12 * 1e3 + 0.01;
     r.records = {timed("cublas", cublas_ms), timed("ktune", cublas_ms * 1.2), timed("ktune", cublas_ms * 1.5)};

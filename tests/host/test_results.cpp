@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "families/family.hpp"
 #include "store/record_json.hpp"
 #include "store/results.hpp"
 #include "util/error.hpp"
@@ -40,7 +41,7 @@ RunInfo run_info() {
 
 std::vector<ProblemResult> results() {
   ProblemResult r;
-  r.problem = Problem{"gemm", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, "fp16", "rr"};
+  r.problem = Problem{"gemm", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, "fp16", {{"layout", "rr"}}};
   r.cost = Cost{2.0 * 4096 * 4096 * 4096, 3.0 * 2 * 4096 * 4096};
 
   CandidateRecord ref;  // cuBLAS: timed, never compiled by us
@@ -154,7 +155,7 @@ TEST_F(ResultsTest, JsonRoundTrip) {
   EXPECT_EQ(info.device.driver_version, 13000);
 
   ASSERT_EQ(back.size(), 1u);
-  EXPECT_EQ(back[0].problem.describe(), "gemm 4096x4096x4096 fp16 rr");
+  EXPECT_EQ(describe(back[0].problem), "gemm 4096x4096x4096 fp16 rr");
   EXPECT_DOUBLE_EQ(back[0].cost.flops, 2.0 * 4096 * 4096 * 4096);
   ASSERT_EQ(back[0].records.size(), 3u);
 
@@ -195,7 +196,7 @@ TEST_F(ResultsTest, JsonHasSchemaVersionAndMeta) {
 }
 
 TEST_F(ResultsTest, CsvHeaderAndQuoting) {
-  const std::string csv = results_to_csv(results());
+  const std::string csv = results_to_csv(results(), problem_columns(results()));
   const std::string header_line = csv.substr(0, csv.find('\n'));
   EXPECT_EQ(header_line,
             "family,M,N,K,dtype,layout,source,config_name,BLOCK_M,BLOCK_N,param_M,STAGES,"
@@ -225,7 +226,7 @@ TEST_F(ResultsTest, CsvHeaderAndQuoting) {
 }
 
 TEST_F(ResultsTest, CsvEmptyCellsForUntimedRecord) {
-  const auto rows = parse_csv(results_to_csv(results()));
+  const auto rows = parse_csv(results_to_csv(results(), problem_columns(results())));
   const auto failed = row_map(rows[0], rows[3]);
   EXPECT_EQ(failed.at("disposition"), "compile_failed");
   EXPECT_EQ(failed.at("reason"), "error: \"too much\" shared memory\nline 2");
@@ -279,10 +280,12 @@ TEST(RecordJson, DispositionsAndProblemNames) {
     EXPECT_EQ(disposition_from_string(to_string(d)), d);
   }
   EXPECT_FALSE(disposition_from_string("exploded").has_value());
-  EXPECT_EQ(Problem({"gemm", {{"K", 64}, {"M", 16}, {"N", 32}}, "bf16", "cr"}).describe(),
+  // The family's order of dimensions and options, whatever the map's; a family this ktune does not
+  // know still shows everything, as NAME=VALUE.
+  EXPECT_EQ(describe(Problem{"gemm", {{"K", 64}, {"M", 16}, {"N", 32}}, "bf16", {{"layout", "cr"}}}),
             "gemm 16x32x64 bf16 cr");
-  EXPECT_EQ(Problem({"softmax", {{"cols", 4096}, {"rows", 8}}, "fp16", ""}).describe(),
-            "softmax cols=4096 rows=8 fp16");
+  EXPECT_EQ(describe(Problem{"softmax2", {{"cols", 4096}, {"rows", 8}}, "fp16", {{"online", "yes"}}}),
+            "softmax2 cols=4096 rows=8 fp16 online=yes");
 }
 
 TEST(RecordJson, DeviceArch) {

@@ -24,7 +24,7 @@ Ceilings ceilings() {
 // EXPECT_NEAR relative to the expected value.
 #define EXPECT_CLOSE(actual, expected) EXPECT_NEAR((actual), (expected), 1e-9 * std::abs(expected) + 1e-12)
 
-Problem gemm(int64_t m, int64_t n, int64_t k) { return Problem{"gemm", {{"M", m}, {"N", n}, {"K", k}}, "fp16", "rr"}; }
+Problem gemm(int64_t m, int64_t n, int64_t k) { return Problem{"gemm", {{"M", m}, {"N", n}, {"K", k}}, "fp16", {{"layout", "rr"}}}; }
 
 TEST(Roofline, GemmCostMatchesHandComputation) {
   const KernelFamily& family = find_family("gemm");

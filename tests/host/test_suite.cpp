@@ -9,6 +9,7 @@
 #include <string>
 
 #include "bench/suite.hpp"
+#include "families/family.hpp"
 #include "util/error.hpp"
 
 #ifndef KTUNE_BINARY
@@ -28,7 +29,7 @@ TEST(Suite, DefaultSuiteHasTheAgreedProblems) {
   EXPECT_EQ(s.base_dir, std::filesystem::path(KTUNE_SOURCE_DIR "/suites"));
   std::vector<std::string> described;
   for (const SuiteProblem& p : s.problems) {
-    described.push_back(p.problem.describe());
+    described.push_back(describe(p.problem));
     EXPECT_TRUE(p.config.empty()) << "the default suite uses the family's default config";
   }
   const std::vector<std::string> expected = {
@@ -47,7 +48,7 @@ TEST(Suite, ParsesConfigAndDefaultsTheName) {
   ASSERT_EQ(s.problems.size(), 1u);
   EXPECT_EQ(s.problems[0].config, "gemm_mma");
   EXPECT_EQ(s.problems[0].problem.dims, (Bindings{{"M", 64}, {"N", 32}, {"K", 16}}));
-  EXPECT_EQ(s.problems[0].problem.layout, "cr");
+  EXPECT_EQ(s.problems[0].problem.option("layout"), "cr");
 }
 
 void expect_error(const std::string& text, const std::string& fragment) {
@@ -71,7 +72,12 @@ TEST(Suite, BadInputIsReportedWithItsPlace) {
   expect_error(R"({"name": 3, "problems": [{)" + kOk + "}]}", "\"name\" must be a string");
   expect_error(R"({"problems": [{)" + kOk + R"(}, {"family": "gemm", "M": 64, "N": 64, "K": 64, "layout": "rr"}]})",
                "problems[1]: \"dtype\" is missing");
-  expect_error(R"({"problems": [{)" + kOk + R"(, "KK": 5}]})", "problems[0]: unknown key \"KK\"");
+  expect_error(R"({"problems": [{)" + kOk + R"(, "KK": 5}]})", "problems[0]: gemm has no dimension 'KK'");
+  expect_error(R"({"problems": [{)" + kOk + R"(, "lda": 5}]})", "gemm has no dimension 'lda'");  // a context name
+  expect_error(R"({"problems": [{"family": "gemm", "M": 64, "N": 64, "K": 64, "dtype": "fp16", "layout": "rx"}]})",
+               "unknown layout 'rx'");
+  expect_error(R"({"problems": [{"family": "gemm", "M": 64, "N": 64, "K": 64, "dtype": "fp16", "layout": 3}]})",
+               "\"layout\" must be a string");
   expect_error(R"({"problems": [{"family": "gemm", "M": 64, "N": "64", "K": 64, "dtype": "fp16", "layout": "rr"}]})",
                "\"N\" must be an integer");
   expect_error(R"({"problems": [{"family": "gemm", "M": 64, "N": 64, "dtype": "fp16", "layout": "rr"}]})",
@@ -81,6 +87,11 @@ TEST(Suite, BadInputIsReportedWithItsPlace) {
   expect_error(R"({"problems": [{"family": "conv", "M": 64, "dtype": "fp16", "layout": "rr"}]})", "conv");
   expect_error(R"({"problems": [{)" + kOk + R"(, "config": 7}]})", "\"config\" must be");
   expect_error(R"({"problems": [{)" + kOk + "}, {" + kOk + "}]}", "problems[1]: gemm 64x64x64 fp16 rr is listed twice");
+}
+
+TEST(Suite, OptionsDefaultFromTheFamily) {
+  const Suite s = parse_suite(R"({"problems": [{"family": "gemm", "M": 8, "N": 8, "K": 8, "dtype": "bf16"}]})", "s.json");
+  EXPECT_EQ(s.problems[0].problem.option("layout"), "rr");
 }
 
 TEST(Suite, MissingFileIsBadInput) { EXPECT_THROW(load_suite("/nonexistent/suite.json"), ConfigError); }
@@ -104,10 +115,10 @@ TEST(BenchMarkdown, RowsRatiosAndGeometricMean) {
   info.command = "ktune bench suites/default.json";
 
   std::vector<ProblemResult> results(2);
-  results[0].problem = Problem{"gemm", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, "fp16", "rr"};
+  results[0].problem = Problem{"gemm", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, "fp16", {{"layout", "rr"}}};
   results[0].records = {timed("cublas", 0.2, 687.2, 100), timed("ktune", 0.25, 549.8, 100)};
   results[0].records[1].params = {{"BLOCK_M", 128}, {"BLOCK_N", 256}};
-  results[1].problem = Problem{"gemm", {{"M", 2048}, {"N", 2048}, {"K", 2048}}, "fp16", "rr"};
+  results[1].problem = Problem{"gemm", {{"M", 2048}, {"N", 2048}, {"K", 2048}}, "fp16", {{"layout", "rr"}}};
   results[1].records = {timed("cublas", 0.1, 171.8, 100), timed("ktune", 0.05, 343.6, 100)};
 
   const std::string md = bench_markdown(suite, info, results);

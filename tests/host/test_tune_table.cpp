@@ -21,7 +21,7 @@ CandidateRecord timed(std::string source, std::string config, Bindings params, d
 
 TEST(TuneTable, BestFirstWholeLabelsReferenceLast) {
   TuneResult r;
-  r.result.problem = {"gemm", {{"M", 64}, {"N", 64}, {"K", 64}}, "fp16", "rr"};
+  r.result.problem = {"gemm", {{"M", 64}, {"N", 64}, {"K", 64}}, "fp16", {{"layout", "rr"}}};
   r.result.records.push_back(timed("cublas", "", {}, 1.0));
   Bindings long_params = {{"BLOCKS_PER_SM", 1}, {"BLOCK_K", 64}, {"BLOCK_M", 128}, {"BLOCK_N", 256},
                           {"CLUSTER_M", 1},     {"GROUP_M", 16}, {"NUM_CONSUMERS", 2}};

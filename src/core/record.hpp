@@ -1,6 +1,6 @@
-// The plain data that flows through a sweep: what a problem is, what the device is, and what
-// happened to each candidate. Every stage (enumerate -> compile -> run -> store) fills in part of a
-// CandidateRecord; nothing here knows how.
+// The plain data that flows through a sweep: what happened to each candidate (what a problem and
+// a device are: core/problem.hpp, core/device.hpp). Every stage (enumerate -> compile -> run ->
+// store) fills in part of a CandidateRecord; nothing here knows how.
 #pragma once
 
 #include <cstdint>
@@ -9,13 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "core/device.hpp"
+#include "core/problem.hpp"
 #include "cuda/gpu_telemetry.hpp"
 
 namespace ktune {
-
-// Integer names visible to constraint/launch expressions: parameters, derived values, problem
-// dimensions and family/device facts. Ordered so that printing is stable.
-using Bindings = std::map<std::string, int64_t>;
 
 // How a candidate ended. Mirrors the CUTLASS profiler's Disposition: a bad candidate is data.
 enum class Disposition {
@@ -31,32 +29,6 @@ enum class Disposition {
 
 const char* to_string(Disposition d);
 std::optional<Disposition> disposition_from_string(const std::string& s);
-
-// One GEMM-like problem. `dims` holds M, N, K (or whatever the family needs).
-struct Problem {
-  std::string family;  // "gemm"
-  Bindings dims;       // {"K":..., "M":..., "N":...}
-  std::string dtype;   // "fp16" | "bf16" | "fp8" (e4m3 in, bf16 out) | "fp32"
-  std::string layout;  // A then B: "rr", "rc", "cr", "cc" (r = row-major, c = column-major)
-
-  std::string describe() const;  // "gemm 4096x4096x4096 fp16 rr"
-};
-
-struct DeviceInfo {
-  std::string name;          // "NVIDIA H100 80GB HBM3"
-  int cc_major = 0, cc_minor = 0;
-  int sm_count = 0;
-  int64_t l2_bytes = 0;
-  int64_t global_mem_bytes = 0;
-  int64_t max_smem_per_block_optin = 0;
-  int max_threads_per_block = 0;
-  int max_regs_per_block = 0;
-  int sm_clock_khz = 0;      // max SM clock reported by the driver
-  int mem_clock_khz = 0;
-  int mem_bus_width_bits = 0;
-  int driver_version = 0;    // cuDriverGetVersion, e.g. 13000
-  std::string arch() const;  // "sm_90a" for 9.0 (arch-specific features on), "sm_80", ...
-};
 
 // What the compiler said about one candidate.
 struct CompileInfo {

@@ -1,5 +1,5 @@
 // Names and one-line descriptions for the plain records in record.hpp.
-#include "tune/record.hpp"
+#include "core/record.hpp"
 
 #include <fmt/format.h>
 
@@ -34,25 +34,6 @@ std::optional<Disposition> disposition_from_string(const std::string& s) {
   for (const auto& [value, name] : kDispositionNames)
     if (s == name) return value;
   return std::nullopt;
-}
-
-// GEMM dimensions read as M x N x K; the map's own order (K, M, N) would surprise everyone.
-// Dimensions other families add follow as name=value so nothing is hidden.
-std::string Problem::describe() const {
-  std::string out = family;
-  std::string shape;
-  for (const char* name : {"M", "N", "K"}) {
-    auto it = dims.find(name);
-    if (it == dims.end()) continue;
-    if (!shape.empty()) shape += 'x';
-    shape += std::to_string(it->second);
-  }
-  if (!shape.empty()) out += ' ' + shape;
-  for (const auto& [name, value] : dims)
-    if (name != "M" && name != "N" && name != "K") out += fmt::format(" {}={}", name, value);
-  for (const std::string* part : {&dtype, &layout})
-    if (!part->empty()) out += ' ' + *part;
-  return out;
 }
 
 // wgmma, setmaxnreg and friends exist only on the arch-specific targets (sm_90a, sm_100a); a
