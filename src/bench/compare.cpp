@@ -64,7 +64,7 @@ std::string group_of(const Problem& p, const CandidateRecord& rec) { return desc
 
 const CandidateRecord* baseline_of(const ProblemResult& p) {
   for (const CandidateRecord& rec : p.records)
-    if (rec.source == kBaselineSource) return &rec;
+    if (rec.is_baseline()) return &rec;
   return nullptr;
 }
 
@@ -72,9 +72,9 @@ const CandidateRecord* baseline_of(const ProblemResult& p) {
 // (`side`: "BASE" or "NEW"); empty when it can.
 std::string why_no_ratio(const ProblemResult& p, const CandidateRecord& rec, const char* side) {
   const CandidateRecord* baseline = baseline_of(p);
-  if (!baseline) return fmt::format("{} has no {} baseline for the problem", side, kBaselineName);
+  if (!baseline) return fmt::format("{} has no baseline for the problem", side);
   if (baseline->disposition != Disposition::passed || baseline->samples_ms.empty())
-    return fmt::format("{}'s {} baseline did not pass", side, kBaselineName);
+    return fmt::format("{}'s {} baseline did not pass", side, provider_name(baseline->source));
   if (rec.rounds.empty() || baseline->rounds.empty()) return fmt::format("{} has no round structure", side);
   if (rec.rounds.size() != baseline->rounds.size())
     return fmt::format("{}'s kernel and baseline took different numbers of rounds", side);
@@ -134,7 +134,8 @@ std::vector<std::string> control_notes(const std::vector<Comparison>& rows, doub
     for (const Comparison& c : rows)
       timed |= !c.control && c.basis == Basis::time && describe(c.problem) == describe(control.problem);
     notes.push_back(fmt::format("{}: {} moved {:+.1f}% between runs: the machine's state differs; {}",
-                                describe(control.problem), kBaselineName, 100 * control.result.change.estimate,
+                                describe(control.problem), provider_name(control.source),
+                                100 * control.result.change.estimate,
                                 timed ? "its kernels judged on absolute times carry that" : "ratios cancel it"));
   }
   return notes;
@@ -329,6 +330,16 @@ size_t CompareReport::controls() const {
   return static_cast<size_t>(std::count_if(rows.begin(), rows.end(), [](const Comparison& c) { return c.control; }));
 }
 
+std::string CompareReport::baselines_name() const {
+  std::string name;
+  for (const Comparison& c : rows) {
+    if (!c.control) continue;
+    if (!name.empty() && name != provider_name(c.source)) return "baseline";
+    name = provider_name(c.source);
+  }
+  return name.empty() ? "baseline" : name;
+}
+
 CompareReport compare_results(const RunInfo& base_info, const std::vector<ProblemResult>& base,
                               const RunInfo& new_info, const std::vector<ProblemResult>& next,
                               const CompareOptions& options) {
@@ -386,7 +397,7 @@ CompareReport compare_results(const RunInfo& base_info, const std::vector<Proble
     Comparison c;
     c.problem = problem;
     c.source = old.source;
-    c.control = old.source == kBaselineSource;
+    c.control = old.is_baseline();
     c.label = label_of(old);
     if (now.rec && key_of(problem, old) != key_of(problem, *now.rec)) c.new_label = label_of(*now.rec);
     c.n_base = old.samples_ms.size();

@@ -126,9 +126,6 @@ SampleVerdict judge(const std::vector<double>& base, const std::vector<double>& 
 // What a row's units are: per-round ratios to the problem's baseline, or absolute times.
 enum class Basis { ratio, time };
 
-// The source of the record every other record of a problem is measured against.
-inline constexpr const char* kBaselineSource = "cublas";
-inline constexpr const char* kBaselineName = "cuBLAS";
 
 struct Comparison {  // one matched record
   Problem problem;
@@ -160,6 +157,8 @@ struct CompareReport {
 
   size_t count(Verdict v) const;  // subjects only: controls have no say
   size_t controls() const;
+  // How the controls are called: their provider ("cuBLAS") when they share one, else "baseline".
+  std::string baselines_name() const;
   bool regression() const { return count(Verdict::slower) + count(Verdict::failed) > 0; }
 };
 

@@ -38,7 +38,8 @@ std::string summary_line(const CompareReport& r) {
   std::string s = fmt::format("{} slower, {} failed, {} faster, {} same, {} ambiguous", r.count(Verdict::slower),
                               r.count(Verdict::failed), r.count(Verdict::faster), r.count(Verdict::same),
                               r.count(Verdict::ambiguous));
-  if (r.controls()) s += fmt::format("; {} {} control{}", r.controls(), kBaselineName, r.controls() == 1 ? "" : "s");
+  if (r.controls())
+    s += fmt::format("; {} {} control{}", r.controls(), r.baselines_name(), r.controls() == 1 ? "" : "s");
   if (r.pruned) s += fmt::format("; {} pruned (too few samples to compare)", r.pruned);
   if (r.not_passed) s += fmt::format("; {} never passed in BASE", r.not_passed);
   if (r.only_in_base) s += fmt::format("; {} only in BASE", r.only_in_base);
@@ -63,7 +64,7 @@ std::string md_rows(const CompareReport& r, Section section) {
   std::string md = fmt::format(
       "| verdict | problem | kernel | on | BASE ms | NEW ms | BASE x {0} | NEW x {0} | change | interval | p | samples "
       "| why |\n|---|---|---|---|---:|---:|---:|---:|---:|---|---:|---|---|\n",
-      kBaselineName);
+      r.baselines_name());
   for (const Comparison& c : r.rows) {
     if (section_of(c) != section) continue;
     const bool bad = !c.control && (c.result.verdict == Verdict::slower || c.result.verdict == Verdict::failed);
@@ -119,14 +120,14 @@ std::string compare_markdown(const CompareReport& r) {
     md += fmt::format("<details><summary>{} same</summary>\n\n{}\n</details>\n\n", same, md_rows(r, Section::same));
   if (controls > 0)
     md += fmt::format("<details><summary>{} {} control{} (never a regression)</summary>\n\n{}\n</details>\n\n",
-                      controls, kBaselineName, controls == 1 ? "" : "s", md_rows(r, Section::controls));
+                      controls, r.baselines_name(), controls == 1 ? "" : "s", md_rows(r, Section::controls));
   md += fmt::format(
       "On `ratio`: each round's median kernel time over the median {0} time of the same round, BASE's rounds "
       "against NEW's, so drift that moves both cancels; on `time`: absolute round (or block) medians. x {0}: {0} "
       "median / kernel median (> 1 is faster). Change: Hodges-Lehmann estimate of NEW/BASE - 1 (+ is slower), "
       "with its distribution-free interval; p: two-sided Mann-Whitney U. Slower needs p below alpha and the "
       "whole interval beyond the threshold. {0} rows are controls: a change to ktune does not touch them.\n",
-      kBaselineName);
+      r.baselines_name());
   return md;
 }
 

@@ -65,9 +65,9 @@ std::string params_text(const Bindings& params) {
   return out;
 }
 
-const CandidateRecord* find_source(const ProblemResult& r, std::string_view source) {
+const CandidateRecord* find_role(const ProblemResult& r, Role role) {
   for (const CandidateRecord& rec : r.records)
-    if (rec.source == source) return &rec;
+    if (rec.role == role) return &rec;
   return nullptr;
 }
 
@@ -138,15 +138,15 @@ std::string bench_markdown(const Suite& suite, const RunInfo& info, const std::v
   md += fmt::format("{} ({}, {} SMs, driver {}), NVRTC {}, ktune {}, started {}  \n`{}`\n\n", d.name, d.arch(),
                     d.sm_count, d.driver_version, info.nvrtc_version, info.ktune_version, info.started_at,
                     info.command);
-  md += "| problem | ktune ms | cuBLAS ms | ktune TFLOPS | cuBLAS TFLOPS | vs cuBLAS (>1 faster) | samples | GPU | "
-        "configuration |\n";
-  md += "|---|---:|---:|---:|---:|---:|---|---|---|\n";
+  md += "| problem | baseline | ktune ms | baseline ms | ktune TFLOPS | baseline TFLOPS | vs baseline (>1 faster) | "
+        "samples | GPU | configuration |\n";
+  md += "|---|---|---:|---:|---:|---:|---:|---|---|---|\n";
 
   double log_sum = 0;
   int compared = 0;
   for (const ProblemResult& r : results) {
-    const CandidateRecord* best = find_source(r, "ktune");
-    const CandidateRecord* ref = find_source(r, "cublas");
+    const CandidateRecord* best = find_role(r, Role::candidate);
+    const CandidateRecord* ref = find_role(r, Role::baseline);
     auto ms = [](const CandidateRecord* rec) { return timed(rec) ? fmt::format("{:.4f}", rec->time->median) : "—"; };
     auto tflops = [](const CandidateRecord* rec) { return timed(rec) ? fmt::format("{:.1f}", rec->tflops) : "—"; };
     auto n = [](const CandidateRecord* rec) { return rec && rec->time ? std::to_string(rec->time->n) : "0"; };
@@ -164,13 +164,14 @@ std::string bench_markdown(const Suite& suite, const RunInfo& info, const std::v
         config = fmt::format("**{}**: {} ({})", to_string(best->disposition), cell(best->reason), config);
     }
     const std::string clocks = timed(best) ? best->clocks_text() : "";
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} / {} | {} | {} |\n", describe(r.problem), ms(best), ms(ref),
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} / {} | {} | {} |\n", describe(r.problem),
+                      ref ? provider_name(ref->source) : "—", ms(best), ms(ref),
                       tflops(best), tflops(ref), ratio, n(best), n(ref), clocks.empty() ? "—" : clocks, config);
   }
   if (compared > 0)
-    md += fmt::format("\nGeometric mean of ktune's speed relative to cuBLAS: **{:.3f}×** over {} problem{}.\n",
+    md += fmt::format("\nGeometric mean of ktune's speed relative to the baseline: **{:.3f}×** over {} problem{}.\n",
                       std::exp(log_sum / compared), compared, compared == 1 ? "" : "s");
-  md += "\nTimes are medians of samples of the best cached configuration and of cuBLAS, taken alternately "
+  md += "\nTimes are medians of samples of the best cached configuration and of the baseline, taken alternately "
         "(sample by sample, in rounds) in one worker, each sample after an L2 flush. GPU: SM clock and power "
         "after the samples (NVML); THROTTLED when the clocks were held down.\n";
   return md;

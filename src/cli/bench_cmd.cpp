@@ -102,7 +102,7 @@ std::map<std::string, Winner> recorded_winners(const std::vector<std::string>& f
     if (!std::filesystem::exists(file)) throw ConfigError(fmt::format("--configs-from {}: no such file", file));
     for (const ProblemResult& r : read_results(file, nullptr))
       for (const CandidateRecord& rec : r.records)
-        if (rec.source != "cublas" && rec.disposition == Disposition::passed && !rec.params.empty())
+        if (!rec.is_baseline() && rec.disposition == Disposition::passed && !rec.params.empty())
           out.emplace(describe(r.problem), Winner{rec.params, rec.config_name});
   }
   return out;
@@ -166,12 +166,12 @@ bool ready(const CandidateRecord& best) { return best.disposition == Disposition
 
 void print_row(const ProblemResult& r) {
   for (const CandidateRecord& rec : r.records) {
-    const std::string label = rec.source == "cublas" ? rec.kernel_name : short_params(rec.params);
+    const std::string label = rec.is_baseline() ? rec.kernel_name : short_params(rec.params);
     if (rec.disposition != Disposition::passed || !rec.time) {
       fmt::print("  {:<7} {}: {} {}\n", rec.source, to_string(rec.disposition), rec.reason, label);
       continue;
     }
-    fmt::print("  {:<7} {:>9.4f} ms  {:>7.1f} TFLOPS  {:>6.3f}x cuBLAS  n={:<4}{}  {}{}\n", rec.source,
+    fmt::print("  {:<7} {:>9.4f} ms  {:>7.1f} TFLOPS  {:>6.3f}x baseline  n={:<4}{}  {}{}\n", rec.source,
                rec.time->median, rec.tflops, rec.ratio_vs_reference, rec.time->n, rec.clocks_text().empty() ? "" : " " + rec.clocks_text(), label,
                rec.reason.empty() ? "" : "  (" + rec.reason + ")");
   }

@@ -16,8 +16,10 @@ void setup_report(CLI::App& app, int& exit_code);
 void setup_bench(CLI::App& app, int& exit_code);
 void setup_compare(CLI::App& app, int& exit_code);
 void setup_worker(CLI::App& app, int& exit_code);
+void setup_families(CLI::App& app, int& exit_code);
 
 inline void register_commands(CLI::App& app, int& exit_code) {
+  setup_families(app, exit_code);
   setup_gemm(app, exit_code);
   setup_sweep(app, exit_code);
   setup_verify(app, exit_code);

@@ -183,7 +183,7 @@ void print_tune_result(const TuneResult& r, int top) {
   std::map<std::string, int> counts;
   std::vector<size_t> passed;
   for (size_t i = 0; i < records.size(); ++i) {
-    if (records[i].source != "ktune") continue;
+    if (records[i].is_baseline()) continue;
     counts[to_string(records[i].disposition)]++;
     if (records[i].disposition == Disposition::passed && records[i].time) passed.push_back(i);
   }
@@ -204,25 +204,29 @@ void print_tune_result(const TuneResult& r, int top) {
     const CandidateRecord& rec = records[passed[i]];
     rows.emplace_back((configs.size() > 1 ? rec.config_name + " " : "") + short_params(rec.params), &rec);
   }
+  std::string baseline = "baseline";  // the provider's name where there is one: "cuBLAS"
   for (const auto& rec : records)
-    if (rec.source == "cublas") rows.emplace_back(rec.kernel_name, &rec);
+    if (rec.is_baseline()) {
+      rows.emplace_back(rec.kernel_name, &rec);
+      baseline = provider_name(rec.source);
+    }
   size_t width = 6;
   for (const auto& [label, rec] : rows) width = std::max(width, label.size());
 
   fmt::print("\n{}\n", describe(r.result.problem));
   fmt::print("{:>4}  {:<{}} {:>10} {:>8} {:>9} {:>9} {:>9}\n", "#", "config", width, "median ms", "TFLOPS", "max err",
-             "norm err", "vs cuBLAS");
+             "norm err", "vs " + baseline);
   int rank = 0;
   for (const auto& [label, rec] : rows)
     fmt::print("{:>4}  {:<{}} {:>10.4f} {:>8.1f} {:>9.2e} {:>9.2e} {:>8.3f}x{}\n",
-               rec->source == "cublas" ? std::string("ref") : std::to_string(++rank), label, width,
+               rec->is_baseline() ? std::string("ref") : std::to_string(++rank), label, width,
                rec->time ? rec->time->median : 0.0, rec->tflops, rec->error ? rec->error->max_abs : 0.0,
                rec->error ? rec->error->norm_rel : 0.0, rec->ratio_vs_reference,
-               rec->pruned ? " (pruned)" : !rec->rounds.empty() && rec->source != "cublas" ? " final" : "");
+               rec->pruned ? " (pruned)" : !rec->rounds.empty() && !rec->is_baseline() ? " final" : "");
   if (any_final)
-    fmt::print("final: re-measured with cuBLAS in {} interleaved rounds (cuBLAS's row is this measurement); the "
-               "others took one sweep pass, their ratios against cuBLAS in that pass\n",
-               records[passed.front()].rounds.size());
+    fmt::print("final: re-measured with {0} in {1} interleaved rounds ({0}'s row is this measurement); the "
+               "others took one sweep pass, their ratios against {0} in that pass\n",
+               baseline, records[passed.front()].rounds.size());
 
   std::string summary;
   for (const auto& [name, n] : counts) summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, name);

@@ -52,7 +52,8 @@ void setup_report(CLI::App& app, int& exit_code) {
                  p.bound);
       for (const auto& i : {p.winner, p.reference})
         if (i)
-          fmt::print("; {} {:.1f} TFLOPS ({:.1f}% of roof)", p.records[*i].source == "cublas" ? "cuBLAS" : "ktune best",
+          fmt::print("; {} {:.1f} TFLOPS ({:.1f}% of roof)",
+                     p.records[*i].role == Role::baseline ? provider_name(p.records[*i].source) : "ktune best",
                      p.records[*i].roof.achieved_tflops, p.records[*i].roof.pct_attainable);
       fmt::print("\n");
     }

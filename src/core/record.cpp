@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <map>
 #include <utility>
 
 namespace ktune {
@@ -23,6 +24,15 @@ constexpr std::array<std::pair<Disposition, const char*>, 8> kDispositionNames{{
 }};
 
 }  // namespace
+
+const char* to_string(Role r) { return r == Role::baseline ? "baseline" : "candidate"; }
+
+std::string provider_name(const std::string& source) {
+  static const std::map<std::string, std::string> names = {
+      {"cublas", "cuBLAS"}, {"cublaslt", "cuBLASLt"}, {"cudnn", "cuDNN"}, {"copy", "copy roof"}};
+  auto it = names.find(source);
+  return it == names.end() ? source : it->second;
+}
 
 const char* to_string(Disposition d) {
   for (const auto& [value, name] : kDispositionNames)

@@ -76,8 +76,17 @@ struct Launch {
   std::vector<TensorMapSpec> tensor_maps;  // empty: every operand is passed as a pointer
 };
 
+// What a record is in its problem's run: a configuration being tuned or measured, or the library
+// call it is compared with. The provider (CandidateRecord::source) says whose code ran.
+enum class Role { candidate, baseline };
+const char* to_string(Role r);
+
 struct CandidateRecord {
-  std::string source;        // "ktune" for a tuned kernel, "cublas" for the reference
+  Role role = Role::candidate;
+  // Whose code: "ktune" for a tuned kernel; a baseline's library ("cublas", "cublaslt", "cudnn",
+  // ...), as its family names it (Workload::baseline_provider()).
+  std::string source;
+  bool is_baseline() const { return role == Role::baseline; }
   std::string config_name;   // sweep config name, e.g. "gemm_mma"
   Bindings params;           // the tunables only
   std::string kernel_name;   // name expression, e.g. ktune_gemm_mma<__half, 1, 1, 128, ...>
@@ -102,8 +111,11 @@ struct CandidateRecord {
   std::optional<ErrorStats> error;
   double tflops = 0;
   double gbps = 0;
-  double ratio_vs_reference = 0;  // reference median / this median (>1 means faster than cuBLAS)
+  double ratio_vs_reference = 0;  // baseline median / this median (>1 means faster than the baseline)
 };
+
+// How a provider is written for people: "cublas" -> "cuBLAS", "cudnn" -> "cuDNN"; others as given.
+std::string provider_name(const std::string& source);
 
 // Cost model of a problem: what the roofline needs.
 struct Cost {

@@ -46,7 +46,8 @@ class Workload {
   virtual std::vector<void*> kernel_args(const std::vector<TensorMapSpec>& tensor_maps) = 0;
   virtual ErrorStats check_output(const Tolerance&) = 0;
   virtual void run_baseline() = 0;                // the library call ktune is compared against
-  virtual std::string baseline_name() const = 0;
+  virtual std::string baseline_provider() const = 0;  // "cublas", "cublaslt", "cudnn", ...: a record's source
+  virtual std::string baseline_name() const = 0;      // what exactly it calls: "cublasGemmEx (fp16, ...)"
   GuardedBuffers& buffers() { return buffers_; }
 
  protected:

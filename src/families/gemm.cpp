@@ -186,6 +186,7 @@ class GemmWorkload : public Workload {
          dtype_ == "fp32" ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, 1.0f);
   }
 
+  std::string baseline_provider() const override { return "cublas"; }  // cuBLASLt's fp8 call too
   std::string baseline_name() const override {
     if (fp8_) return "cublasLtMatmul (fp8 e4m3, fast accumulation, bf16 out)";
     return dtype_ == "fp32" ? "cublasGemmEx (tf32 tensor cores)" : "cublasGemmEx (" + dtype_ + ", fp32 accumulate)";

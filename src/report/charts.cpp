@@ -62,7 +62,7 @@ std::string legend_text(double y, const std::string& text) {
 }
 
 std::string point_tip(const ReportProblem& p, const ReportRecord& r) {
-  std::string who = r.source == "cublas" || r.params.empty() ? r.kernel_name : params_text(r.params);
+  std::string who = r.role == Role::baseline || r.params.empty() ? r.kernel_name : params_text(r.params);
   return fmt::format("{} · {} · {} · {:.4f} ms · {:.1f} TFLOPS · {:.1f}% of roof", shape_text(p.problem),
                      provider_name(r.source), who, r.median_ms, r.roof.achieved_tflops, r.roof.pct_attainable);
 }
@@ -140,7 +140,7 @@ std::string roofline_svg(const Report& report) {
       const std::string tip = point_tip(p, r);
       if (p.winner == i)
         winners += diamond("point winner", cx, cy, 9, colour, "winner · " + tip);
-      else if (r.source == "cublas")
+      else if (r.role == Role::baseline)
         references += square("point cublas", cx, cy, 5.5, "#444444", tip);
       else
         candidates += circle(r.pruned ? "point candidate pruned" : "point candidate", cx, cy, 3.2,
@@ -202,7 +202,7 @@ std::string perf_svg(const Report& report) {
     for (size_t i = 0; i < p.records.size(); ++i) {
       const ReportRecord& r = p.records[i];
       if (r.disposition != Disposition::passed || !seen.insert(r.source).second) continue;
-      const std::string label = (r.source == "ktune" ? "ktune (best)" : provider_name(r.source)) + suffix;
+      const std::string label = (r.role == Role::candidate ? "ktune (best)" : provider_name(r.source)) + suffix;
       series[label].push_back({p.cost.flops / 1e9, r.roof.achieved_tflops, point_tip(p, r)});
       g_min = std::min(g_min, p.cost.flops / 1e9);
       g_max = std::max(g_max, p.cost.flops / 1e9);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "util/error.hpp"
 
@@ -26,12 +27,12 @@ Report build_report(const RunInfo& run, const std::vector<ProblemResult>& result
         p.untimed[to_string(rec.disposition)]++;
         continue;
       }
-      ReportRecord r{rec.source,      rec.config_name, rec.params,       rec.kernel_name,
+      ReportRecord r{rec.role,        rec.source,      rec.config_name, rec.params,       rec.kernel_name,
                      rec.disposition, rec.pruned,      rec.time->median, rec.time->n,
                      rec.ratio_vs_reference, roofline(result.cost, rec.time->median, p.roofs),
                      rec.telemetry_after ? rec.telemetry_after : rec.telemetry_before,
                      rec.throttled(),         rec.clocks_text()};
-      if (rec.source != "cublas" && rec.disposition == Disposition::passed) ++p.passed_candidates;
+      if (!rec.is_baseline() && rec.disposition == Disposition::passed) ++p.passed_candidates;
       p.records.push_back(std::move(r));
     }
     std::stable_sort(p.records.begin(), p.records.end(),
@@ -39,7 +40,7 @@ Report build_report(const RunInfo& run, const std::vector<ProblemResult>& result
     for (size_t i = 0; i < p.records.size(); ++i) {
       const ReportRecord& r = p.records[i];
       if (r.disposition != Disposition::passed) continue;
-      if (r.source == "cublas") {
+      if (r.role == Role::baseline) {
         if (!p.reference) p.reference = i;
       } else if (!p.winner) {
         p.winner = i;
@@ -50,8 +51,6 @@ Report build_report(const RunInfo& run, const std::vector<ProblemResult>& result
   return report;
 }
 
-std::string provider_name(const std::string& source) { return source == "cublas" ? "cuBLAS" : source; }
-
 std::string params_text(const Bindings& params) {
   std::string out;
   for (const auto& [name, value] : params) out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, value);
@@ -59,7 +58,7 @@ std::string params_text(const Bindings& params) {
 }
 
 std::string record_config(const ReportRecord& r) {
-  return r.source == "cublas" || r.params.empty() ? r.kernel_name : params_text(r.params);
+  return r.role == Role::baseline || r.params.empty() ? r.kernel_name : params_text(r.params);
 }
 
 std::string record_note(const ReportProblem& p, size_t i) {

@@ -17,7 +17,8 @@
 namespace ktune {
 
 struct ReportRecord {
-  std::string source;  // "ktune", "cublas", ...
+  Role role = Role::candidate;
+  std::string source;  // the provider: "ktune", "cublas", ...
   std::string config_name;
   Bindings params;
   std::string kernel_name;
@@ -59,7 +60,6 @@ Report build_report(const RunInfo& run, const std::vector<ProblemResult>& result
                     const std::string& results_file);
 
 // Shared wording of the writers.
-std::string provider_name(const std::string& source);  // "cublas" -> "cuBLAS"
 std::string params_text(const Bindings& params);       // "BLOCK_K=32 BLOCK_M=128 ..."
 std::string record_config(const ReportRecord& r);      // the parameters, or the kernel name of a library call
 std::string record_note(const ReportProblem& p, size_t i);  // "winner", "reference", "pruned", "incorrect", ...

@@ -14,8 +14,9 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// The order compare.py shows a problem's entries in (per_family_instance_index).
-constexpr const char* kSources[] = {"ktune", "cublas"};
+// The order compare.py shows a problem's entries in (per_family_instance_index): ktune's, then
+// the baseline's, each named by its provider.
+constexpr Role kRoles[] = {Role::candidate, Role::baseline};
 
 std::string local_date_time() {
   std::time_t t = std::time(nullptr);
@@ -101,11 +102,11 @@ json gbench_json(const RunInfo& info, const std::vector<ProblemResult>& results,
   json benchmarks = json::array();
   for (size_t p = 0; p < results.size(); ++p) {
     const ProblemResult& r = results[p];
-    for (size_t s = 0; s < std::size(kSources); ++s) {
+    for (size_t s = 0; s < std::size(kRoles); ++s) {
       const CandidateRecord* best = nullptr;
       const CandidateRecord* failed = nullptr;
       for (const CandidateRecord& rec : r.records) {
-        if (rec.source != kSources[s]) continue;
+        if (rec.role != kRoles[s]) continue;
         if (!usable(rec)) {
           if (!failed) failed = &rec;
         } else if (!best || rec.time->median < best->time->median) {
@@ -113,7 +114,7 @@ json gbench_json(const RunInfo& info, const std::vector<ProblemResult>& results,
         }
       }
       if (!best && !failed) continue;
-      json b = entry(gbench_name(r.problem, kSources[s], columns.dims), p, s);
+      json b = entry(gbench_name(r.problem, (best ? best : failed)->source, columns.dims), p, s);
       if (!best) {
         b["error_occurred"] = true;
         b["error_message"] = fmt::format("{}: {}", to_string(failed->disposition), failed->reason);
@@ -121,7 +122,7 @@ json gbench_json(const RunInfo& info, const std::vector<ProblemResult>& results,
         b["real_time"] = 0.0;
         b["cpu_time"] = 0.0;
         b["time_unit"] = "us";
-        b["label"] = failed->source == "cublas" ? failed->kernel_name : params_text(failed->params);
+        b["label"] = failed->is_baseline() ? failed->kernel_name : params_text(failed->params);
       } else {
         const double us = best->time->median * 1e3;
         b["iterations"] = best->time->n;
@@ -130,7 +131,7 @@ json gbench_json(const RunInfo& info, const std::vector<ProblemResult>& results,
         b["time_unit"] = "us";
         b["TFLOPS"] = best->tflops;
         b["GB/s"] = best->gbps;
-        b["label"] = best->source == "cublas" ? best->kernel_name : params_text(best->params);
+        b["label"] = best->is_baseline() ? best->kernel_name : params_text(best->params);
       }
       benchmarks.push_back(std::move(b));
     }

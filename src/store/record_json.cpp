@@ -235,7 +235,8 @@ void from_json(const json& j, Cost& c) {
 }
 
 void to_json(json& j, const CandidateRecord& r) {
-  j = json{{"source", r.source},
+  j = json{{"role", to_string(r.role)},
+           {"source", r.source},
            {"config_name", r.config_name},
            {"params", r.params},
            {"kernel_name", r.kernel_name},
@@ -246,7 +247,7 @@ void to_json(json& j, const CandidateRecord& r) {
   // the defaults back in.
   const bool compiled = r.compile.ok || !r.compile.log.empty() || r.compile.registers >= 0;
   if (compiled) j["compile"] = r.compile;
-  if (compiled || r.source != "ktune") j["launch"] = r.launch;
+  if (compiled || r.is_baseline()) j["launch"] = r.launch;
   if (r.time) j["time"] = *r.time;
   if (!r.samples_ms.empty()) {
     json samples = json::array();
@@ -268,6 +269,14 @@ void to_json(json& j, const CandidateRecord& r) {
 void from_json(const json& j, CandidateRecord& r) {
   expect_object(j, "CandidateRecord");
   read(j, "source", r.source);
+  // Files written before roles existed had one baseline, cuBLAS, known by its source.
+  if (j.contains("role")) {
+    const std::string role = j.at("role").get<std::string>();
+    if (role != "candidate" && role != "baseline") throw Error("unknown role \"" + role + "\"");
+    r.role = role == "baseline" ? Role::baseline : Role::candidate;
+  } else {
+    r.role = r.source == "cublas" ? Role::baseline : Role::candidate;
+  }
   read(j, "config_name", r.config_name);
   read(j, "params", r.params);
   read(j, "kernel_name", r.kernel_name);

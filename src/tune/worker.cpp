@@ -74,7 +74,8 @@ class Worker {
 
   json baseline(const json& request) {
     CandidateRecord rec;
-    rec.source = "cublas";
+    rec.role = Role::baseline;
+    rec.source = workload_->baseline_provider();
     rec.kernel_name = workload_->baseline_name();
     workload_->buffers().poison_outputs();
     workload_->run_baseline();
@@ -163,7 +164,8 @@ class Worker {
   // The baseline's output checked on poisoned outputs; the record to which paired samples go.
   CandidateRecord checked_baseline() {
     CandidateRecord rec;
-    rec.source = "cublas";
+    rec.role = Role::baseline;
+    rec.source = workload_->baseline_provider();
     rec.kernel_name = workload_->baseline_name();
     workload_->buffers().poison_outputs();
     workload_->run_baseline();

@@ -463,6 +463,7 @@ TEST(CompareH100, DifferentDevicesAreAnErrorUnlessAllowed) {
 CandidateRecord timed(const std::string& source, Bindings params, std::vector<double> samples) {
   CandidateRecord rec;
   rec.source = source;
+  rec.role = source == "cublas" ? Role::baseline : Role::candidate;
   rec.params = std::move(params);
   rec.kernel_name = source == "cublas" ? "cublasGemmEx" : "ktune_gemm_mma<...>";
   rec.disposition = Disposition::passed;

@@ -36,6 +36,7 @@ RunInfo info() {
 CandidateRecord timed(const std::string& source, double median_ms, size_t n) {
   CandidateRecord rec;
   rec.source = source;
+  rec.role = source == "cublas" ? Role::baseline : Role::candidate;
   rec.kernel_name = source == "cublas" ? "cublasGemmEx (fp16, fp32 accumulate)" : "ktune_gemm_mma<...>";
   rec.disposition = Disposition::passed;
   rec.time = TimeStats{n, median_ms, median_ms, median_ms, median_ms, 0, median_ms, median_ms};

@@ -3,6 +3,8 @@
 // gemm_mma ruling fp8 out, and the fp8 helper kernels of kernels/util.cu compiling under NVRTC.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <algorithm>
 #include <string>
 
@@ -12,6 +14,10 @@
 #include "space/enumerate.hpp"
 #include "space/sweep_config.hpp"
 #include "util/error.hpp"
+
+#ifndef KTUNE_BINARY
+#define KTUNE_BINARY "ktune"
+#endif
 
 namespace ktune {
 namespace {
@@ -151,6 +157,31 @@ TEST(GemmFamily, Fp8HelperKernelsCompile) {
     const CompileInfo info = compiler.compile(request);
     EXPECT_TRUE(info.ok) << name << "\n" << info.log;
   }
+}
+
+// The schema is what the rest of ktune knows of a family: shapes are written in its order, suite
+// keys and flags come from its names, and `ktune families` lists it.
+TEST(GemmFamily, SchemaDrivesShapesAndTheListing) {
+  const ProblemSchema schema = find_family("gemm").schema();
+  ASSERT_EQ(schema.dims.size(), 3u);
+  EXPECT_EQ(schema.dims[0].name + schema.dims[1].name + schema.dims[2].name, "MNK");
+  ASSERT_EQ(schema.options.size(), 1u);
+  EXPECT_EQ(schema.options[0].name, "layout");
+  EXPECT_EQ(schema.options[0].default_value, "rr");
+  EXPECT_EQ(describe(gemm(16, 32, 64, "bf16", "cr")), "gemm 16x32x64 bf16 cr");
+  EXPECT_EQ(dim_columns({gemm(1, 2, 3, "fp16", "rr")}), (std::vector<std::string>{"M", "N", "K"}));
+  Problem bare{"gemm", {{"M", 8}, {"N", 8}, {"K", 8}}, "fp16", {}};
+  complete_options(bare);
+  EXPECT_EQ(bare.option("layout"), "rr");
+
+  FILE* pipe = popen(KTUNE_BINARY " families 2>&1", "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+  EXPECT_EQ(pclose(pipe), 0) << out;
+  for (const char* line : {"gemm: ", "  M ", "  layout ", "(default rr)", "configs/gemm_wgmma.json"})
+    EXPECT_NE(out.find(line), std::string::npos) << line << "\n" << out;
 }
 
 }  // namespace

@@ -63,6 +63,7 @@ Loaded load_h100() {
 CandidateRecord timed(const std::string& source, double median_ms, Bindings params = {}) {
   CandidateRecord r;
   r.source = source;
+  r.role = source == "cublas" ? Role::baseline : Role::candidate;
   r.kernel_name = source == "cublas" ? "cublasGemmEx" : "ktune_gemm_mma<...>";
   r.params = std::move(params);
   r.disposition = Disposition::passed;

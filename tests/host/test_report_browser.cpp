@@ -126,6 +126,7 @@ const char* kProbe = R"(<script>
 CandidateRecord timed(const std::string& source, double median_ms) {
   CandidateRecord r;
   r.source = source;
+  r.role = source == "cublas" ? Role::baseline : Role::candidate;
   r.kernel_name = source == "cublas" ? "cublasGemmEx" : "ktune_gemm_mma<...>";
   if (source != "cublas") r.params = {{"BLOCK_M", static_cast<int64_t>(median_ms * 1000)}};
   r.disposition = Disposition::passed;

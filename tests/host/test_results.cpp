@@ -46,6 +46,7 @@ std::vector<ProblemResult> results() {
 
   CandidateRecord ref;  // cuBLAS: timed, never compiled by us
   ref.source = "cublas";
+  ref.role = Role::baseline;
   ref.kernel_name = "cublasGemmEx";
   ref.disposition = Disposition::passed;
   ref.time = TimeStats{3, 0.2, 0.21, 0.19, 0.24, 0.02, 0.195, 0.22};

@@ -9,6 +9,7 @@ namespace {
 
 CandidateRecord timed(std::string source, std::string config, Bindings params, double ms) {
   CandidateRecord r;
+  r.role = source == "cublas" ? Role::baseline : Role::candidate;
   r.source = std::move(source);
   r.config_name = std::move(config);
   r.params = std::move(params);
