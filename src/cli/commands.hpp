@@ -6,7 +6,7 @@
 
 namespace ktune::cli {
 
-void setup_gemm(CLI::App& app, int& exit_code);
+void setup_family_commands(CLI::App& app, int& exit_code);  // ktune gemm, ... (one per family)
 void setup_sweep(CLI::App& app, int& exit_code);
 void setup_verify(CLI::App& app, int& exit_code);
 void setup_compile(CLI::App& app, int& exit_code);
@@ -20,7 +20,7 @@ void setup_families(CLI::App& app, int& exit_code);
 
 inline void register_commands(CLI::App& app, int& exit_code) {
   setup_families(app, exit_code);
-  setup_gemm(app, exit_code);
+  setup_family_commands(app, exit_code);
   setup_sweep(app, exit_code);
   setup_verify(app, exit_code);
   setup_compile(app, exit_code);

@@ -32,25 +32,48 @@ std::string shell_quote(const std::string& s) {
 void set_argv(int argc, char** argv) { g_argv.assign(argv, argv + argc); }
 const std::vector<std::string>& argv() { return g_argv; }
 
-void add_problem_flags(CLI::App& app, ProblemFlags& f, bool m_required) {
-  auto* m = app.add_option("--m", f.m, "rows of A and C");
-  if (m_required) m->required();
-  app.add_option("--n", f.n, "columns of B and C (default: M)");
-  app.add_option("--k", f.k, "columns of A, rows of B (default: M)");
-  app.add_option("--dtype", f.dtype,
-                 "fp16 | bf16 | fp8 | fp32 (fp8: e4m3 A and B with per-tensor scales, bf16 C, layout rc only; "
-                 "fp32 runs on TF32 tensor cores)")
-      ->check(CLI::IsMember({"fp16", "bf16", "fp8", "fp32"}));
-  app.add_option("--layout", f.layout, "A then B, r = row-major, c = column-major: rr | rc | cr | cc")
-      ->check(CLI::IsMember({"rr", "rc", "cr", "cc"}));
+bool ProblemFlags::given() const {
+  return std::any_of(dims.begin(), dims.end(), [](const auto& d) { return d.second != 0; });
 }
 
-Problem make_problem(const std::string& family, const ProblemFlags& f) {
+void add_problem_flags(CLI::App& app, ProblemFlags& f, const KernelFamily& family, bool required) {
+  const ProblemSchema schema = family.schema();
+  for (const DimSpec& d : schema.dims) {
+    std::string flag = "--" + d.name;
+    std::transform(flag.begin(), flag.end(), flag.begin(), [](unsigned char c) { return std::tolower(c); });
+    const std::string help = d.defaults_to.empty() ? d.help : fmt::format("{} (default: {})", d.help, d.defaults_to);
+    auto* option = app.add_option(flag, f.dims[d.name], help)->check(CLI::PositiveNumber);
+    if (required && d.defaults_to.empty()) option->required();
+  }
+  std::string dtypes;
+  for (const std::string& t : schema.dtypes) dtypes += (dtypes.empty() ? "" : " | ") + t;
+  app.add_option("--dtype", f.dtype,
+                 fmt::format("{} (default {}){}", dtypes, schema.dtypes.front(),
+                             schema.dtype_help.empty() ? "" : "; " + schema.dtype_help))
+      ->check(CLI::IsMember(schema.dtypes));
+  for (const OptionSpec& o : schema.options) {
+    std::string choices;
+    for (const std::string& c : o.choices) choices += (choices.empty() ? "" : " | ") + c;
+    app.add_option("--" + o.name, f.options[o.name], fmt::format("{}: {} (default {})", o.help, choices, o.default_value))
+        ->check(CLI::IsMember(o.choices));
+  }
+}
+
+Problem make_problem(const KernelFamily& family, const ProblemFlags& f) {
+  const ProblemSchema schema = family.schema();
   Problem p;
-  p.family = family;
-  p.dims = {{"M", f.m}, {"N", f.n ? f.n : f.m}, {"K", f.k ? f.k : f.m}};
-  p.dtype = f.dtype;
-  p.options = {{"layout", f.layout}};
+  p.family = std::string(family.name());
+  for (const DimSpec& d : schema.dims) {
+    auto given = f.dims.find(d.name);
+    if (given != f.dims.end() && given->second != 0) p.dims[d.name] = given->second;
+  }
+  for (const DimSpec& d : schema.dims)
+    if (!p.dims.count(d.name) && !d.defaults_to.empty() && p.dims.count(d.defaults_to))
+      p.dims[d.name] = p.dims.at(d.defaults_to);
+  p.dtype = f.dtype.empty() ? schema.dtypes.front() : f.dtype;
+  for (const auto& [name, value] : f.options)
+    if (!value.empty()) p.options[name] = value;
+  complete_options(p);
   return p;
 }
 

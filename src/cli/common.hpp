@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,13 +20,18 @@ namespace ktune::cli {
 void set_argv(int argc, char** argv);
 const std::vector<std::string>& argv();
 
+// A family's problem on the command line, its flags made from the family's schema: --<dim> for
+// each dimension (lower case: --m, --rows), --dtype, --<option> for each option.
 struct ProblemFlags {
-  int64_t m = 0, n = 0, k = 0;  // n, k default to m
-  std::string dtype = "fp16";
-  std::string layout = "rr";
+  std::map<std::string, int64_t> dims;  // by the schema's names; 0: not given
+  std::string dtype;                    // "": the schema's first dtype
+  Options options;                      // "": the schema's default
+  bool given() const;                   // any dimension given
 };
-void add_problem_flags(CLI::App& app, ProblemFlags& flags, bool m_required);
-Problem make_problem(const std::string& family, const ProblemFlags& flags);
+// `required`: the dimensions that default to no other must be given.
+void add_problem_flags(CLI::App& app, ProblemFlags& flags, const KernelFamily& family, bool required);
+// The problem the flags describe, defaults filled in (a dimension from the one it defaults to).
+Problem make_problem(const KernelFamily& family, const ProblemFlags& flags);
 
 struct CommonFlags {
   std::string config;           // --config FILE ("" = the family's embedded default)

@@ -63,7 +63,7 @@ void setup_compile(CLI::App& app, int& exit_code) {
   cmd->add_flag("--all", opts->all, "every built-in sweep config");
   cmd->add_flag("-v,--verbose", opts->verbose, "one line per candidate");
   cmd->add_flag("--allow-spills", opts->allow_spills, "do not count spilling candidates as invalid");
-  add_problem_flags(*cmd, opts->problem, /*m_required=*/false);
+  add_problem_flags(*cmd, opts->problem, find_family("gemm"), /*required=*/false);  // gemm's flags so far
   add_common_flags(*cmd, opts->common);
   cmd->callback([opts, &exit_code] {
     const ArchFacts arch = arch_facts_offline(opts->arch);
@@ -86,8 +86,8 @@ void setup_compile(CLI::App& app, int& exit_code) {
       const KernelFamily& family = find_family(config.family);
       const KernelSource source = resolve_kernel_source(config, opts->common.kernel);
       std::vector<Problem> problems;
-      if (opts->problem.m > 0) {
-        problems.push_back(make_problem(config.family, opts->problem));
+      if (opts->problem.given()) {
+        problems.push_back(make_problem(family, opts->problem));
       } else {
         const auto dtypes = config.dtypes.empty() ? std::vector<std::string>{"fp16"} : config.dtypes;
         const auto layouts = config.layouts.empty() ? std::vector<std::string>{"rr"} : config.layouts;
@@ -98,7 +98,7 @@ void setup_compile(CLI::App& app, int& exit_code) {
             for (const auto& layout : layouts) problems.push_back({config.family, d, dtype, {{"layout", layout}}});
       }
       for (const Problem& problem : problems) {
-        if (opts->problem.m > 0) {
+        if (opts->problem.given()) {
           check_problem(problem);
         } else {
           // A config's dtype and layout lists multiply out; skip the pairs the family has no such

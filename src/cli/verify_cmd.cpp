@@ -89,7 +89,7 @@ void setup_verify(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "verify", "check configurations against cuBLAS (one given with --set, or every cached best on this GPU)");
-  add_problem_flags(*cmd, opts->problem, /*m_required=*/false);
+  add_problem_flags(*cmd, opts->problem, find_family("gemm"), /*required=*/false);  // --set is gemm-only so far
   add_common_flags(*cmd, opts->common);
   cmd->add_option("--set", opts->settings, "a parameter value, NAME=VALUE (repeat for each parameter)");
   cmd->add_option("--seed", opts->seed, "input seed (default: a fresh random one)");
@@ -99,9 +99,9 @@ void setup_verify(CLI::App& app, int& exit_code) {
   cmd->add_option("--norm-tol", opts->measure.norm_tol, "bound on ||out-ref||/||ref|| (default: per dtype)");
   cmd->callback([opts, &exit_code] {
     const KernelFamily& family = find_family("gemm");
-    if (!opts->settings.empty() && opts->problem.m == 0)
+    if (!opts->settings.empty() && !opts->problem.given())
       throw ConfigError("verify --set needs the problem too: --m (and --n, --k, --dtype, --layout)");
-    if (opts->settings.empty() && opts->problem.m != 0)
+    if (opts->settings.empty() && opts->problem.given())
       throw ConfigError("verify --m needs the configuration: --set NAME=VALUE for each parameter");
 
     // Bad input is reported before any GPU work: the settings must name exactly the parameters.
@@ -109,7 +109,7 @@ void setup_verify(CLI::App& app, int& exit_code) {
     if (!opts->settings.empty()) {
       Bindings params = parse_settings(opts->settings);
       SweepConfig config = config_for(params, opts->common, family);
-      Check check{make_problem("gemm", opts->problem), params, config.name};
+      Check check{make_problem(family, opts->problem), params, config.name};
       check_problem(check.problem);
       make_candidate(config, check.params, family.context(check.problem, arch_facts_offline("sm_90a")),
                      family.placeholders(check.problem));

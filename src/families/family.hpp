@@ -60,6 +60,7 @@ class Workload {
 struct DimSpec {
   std::string name;  // "M": a suite key, an expression name; the flag is --m
   std::string help;
+  std::string defaults_to;  // a dimension this one copies when not given (gemm's N and K: "M"), or ""
 };
 struct OptionSpec {
   std::string name;                  // "layout": a suite key, the flag --layout
@@ -69,8 +70,9 @@ struct OptionSpec {
 };
 struct ProblemSchema {
   std::vector<DimSpec> dims;         // in the order a shape is written: M x N x K
-  std::vector<std::string> dtypes;
+  std::vector<std::string> dtypes;    // the first is the default
   std::vector<OptionSpec> options;
+  std::string dtype_help;            // what a dtype means beyond its name, for --help
 };
 
 class KernelFamily {

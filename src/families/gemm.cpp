@@ -295,9 +295,10 @@ class GemmFamily : public KernelFamily {
     return "C = A*B (M x K times K x N), fp32 accumulation; baseline cuBLAS (cuBLASLt for fp8)";
   }
   ProblemSchema schema() const override {
-    return {{{"M", "rows of A and C"}, {"N", "columns of B and C"}, {"K", "columns of A, rows of B"}},
+    return {{{"M", "rows of A and C", ""}, {"N", "columns of B and C", "M"}, {"K", "columns of A, rows of B", "M"}},
             {"fp16", "bf16", "fp8", "fp32"},
-            {{"layout", "A then B, r = row-major, c = column-major", {"rr", "rc", "cr", "cc"}, "rr"}}};
+            {{"layout", "A then B, r = row-major, c = column-major", {"rr", "rc", "cr", "cc"}, "rr"}},
+            "fp8: e4m3 A and B with per-tensor scales, bf16 C, layout rc only; fp32 runs on TF32 tensor cores"};
   }
   std::vector<std::string_view> default_configs() const override {
     return {"configs/gemm_mma.json", "configs/gemm_wgmma.json", "configs/gemm_gemv.json"};
