@@ -3,9 +3,8 @@
 // gemm_mma ruling fp8 out, and the fp8 helper kernels of kernels/util.cu compiling under NVRTC.
 #include <gtest/gtest.h>
 
-#include <cstdio>
-
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "compile/embedded.hpp"
