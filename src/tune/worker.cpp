@@ -73,22 +73,13 @@ class Worker {
   }
 
   json baseline(const json& request) {
-    CandidateRecord rec;
-    rec.role = Role::baseline;
-    rec.source = workload_->baseline_provider();
-    rec.kernel_name = workload_->baseline_name();
-    workload_->buffers().poison_outputs();
-    workload_->run_baseline();
-    rec.error = workload_->check_output(tolerance_);
+    CandidateRecord rec = checked_baseline();
     rec.telemetry_before = gpu_->telemetry();
     Measurement m = measure(*gpu_, [&] { workload_->run_baseline(); }, request.at("rule").get<StoppingRule>(),
                             request.at("warmup_ms"), 0);
     rec.telemetry_after = gpu_->telemetry();
     rec.samples_ms = m.samples_ms;
     rec.time = summarize(m.samples_ms);
-    std::string why;
-    rec.disposition = within_tolerance(*rec.error, tolerance_, &why) ? Disposition::passed : Disposition::incorrect;
-    rec.reason = why;
     return {{"ok", true}, {"record", rec}};
   }
 
