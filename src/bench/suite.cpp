@@ -138,7 +138,8 @@ std::string bench_markdown(const Suite& suite, const RunInfo& info, const std::v
   md += fmt::format("{} ({}, {} SMs, driver {}), NVRTC {}, ktune {}, started {}  \n`{}`\n\n", d.name, d.arch(),
                     d.sm_count, d.driver_version, info.nvrtc_version, info.ktune_version, info.started_at,
                     info.command);
-  md += "| problem | baseline | ktune ms | baseline ms | ktune TFLOPS | baseline TFLOPS | vs baseline (>1 faster) | "
+  // The rate is each family's own: TFLOPS for compute-bound families, GB/s for memory-bound ones.
+  md += "| problem | baseline | ktune ms | baseline ms | ktune rate | baseline rate | vs baseline (>1 faster) | "
         "samples | GPU | configuration |\n";
   md += "|---|---|---:|---:|---:|---:|---:|---|---|---|\n";
 
@@ -148,7 +149,9 @@ std::string bench_markdown(const Suite& suite, const RunInfo& info, const std::v
     const CandidateRecord* best = find_role(r, Role::candidate);
     const CandidateRecord* ref = find_role(r, Role::baseline);
     auto ms = [](const CandidateRecord* rec) { return timed(rec) ? fmt::format("{:.4f}", rec->time->median) : "—"; };
-    auto tflops = [](const CandidateRecord* rec) { return timed(rec) ? fmt::format("{:.1f}", rec->tflops) : "—"; };
+    auto rate = [&](const CandidateRecord* rec) {
+      return timed(rec) ? rate_text(r.problem, rec->tflops, rec->gbps) : "—";
+    };
     auto n = [](const CandidateRecord* rec) { return rec && rec->time ? std::to_string(rec->time->n) : "0"; };
     std::string ratio = "—";
     if (timed(best) && timed(ref)) {
@@ -166,7 +169,7 @@ std::string bench_markdown(const Suite& suite, const RunInfo& info, const std::v
     const std::string clocks = timed(best) ? best->clocks_text() : "";
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} / {} | {} | {} |\n", describe(r.problem),
                       ref ? provider_name(ref->source) : "—", ms(best), ms(ref),
-                      tflops(best), tflops(ref), ratio, n(best), n(ref), clocks.empty() ? "—" : clocks, config);
+                      rate(best), rate(ref), ratio, n(best), n(ref), clocks.empty() ? "—" : clocks, config);
   }
   if (compared > 0)
     md += fmt::format("\nGeometric mean of ktune's speed relative to the baseline: **{:.3f}×** over {} problem{}.\n",

@@ -35,9 +35,10 @@ void setup_cache(CLI::App& app, int& exit_code) {
     fmt::print("{} entries in {}\n", entries.size(), cache.path().string());
     for (const CacheEntry& e : entries) {
       const CacheKey& k = e.key;
-      fmt::print("  {}  {:<40} {:.4f} ms {:7.1f} TFLOPS {:.3f}x baseline  [{}]\n",
-                 describe(Problem{k.family, k.dims, k.dtype, k.options}), short_params(e.params), e.median_ms,
-                 e.tflops, e.ratio_vs_reference, k.gpu_name);
+      const Problem problem{k.family, k.dims, k.dtype, k.options};
+      fmt::print("  {}  {:<40} {:.4f} ms {:>12} {:.3f}x baseline  [{}]\n", describe(problem),
+                 short_params(e.params), e.median_ms, rate_text(problem, e.tflops, e.gbps), e.ratio_vs_reference,
+                 k.gpu_name);
     }
     exit_code = 0;
   });

@@ -227,23 +227,26 @@ void print_tune_result(const TuneResult& r, int top) {
     const CandidateRecord& rec = records[passed[i]];
     rows.emplace_back((configs.size() > 1 ? rec.config_name + " " : "") + short_params(rec.params), &rec);
   }
-  std::string baseline = "baseline";  // the provider's name where there is one: "cuBLAS"
+  std::string baseline;  // the first baseline's provider, which the ratios are against: "cuBLAS"
   for (const auto& rec : records)
     if (rec.is_baseline()) {
       rows.emplace_back(rec.kernel_name, &rec);
-      baseline = provider_name(rec.source);
+      if (baseline.empty()) baseline = provider_name(rec.source);
     }
+  if (baseline.empty()) baseline = "baseline";
   size_t width = 6;
   for (const auto& [label, rec] : rows) width = std::max(width, label.size());
 
   fmt::print("\n{}\n", describe(r.result.problem));
-  fmt::print("{:>4}  {:<{}} {:>10} {:>8} {:>9} {:>9} {:>9}\n", "#", "config", width, "median ms", "TFLOPS", "max err",
+  const Problem& problem = r.result.problem;
+  fmt::print("{:>4}  {:<{}} {:>10} {:>8} {:>9} {:>9} {:>9}\n", "#", "config", width, "median ms", rate_unit(problem), "max err",
              "norm err", "vs " + baseline);
   int rank = 0;
   for (const auto& [label, rec] : rows)
     fmt::print("{:>4}  {:<{}} {:>10.4f} {:>8.1f} {:>9.2e} {:>9.2e} {:>8.3f}x{}\n",
                rec->is_baseline() ? std::string("ref") : std::to_string(++rank), label, width,
-               rec->time ? rec->time->median : 0.0, rec->tflops, rec->error ? rec->error->max_abs : 0.0,
+               rec->time ? rec->time->median : 0.0, rate_value(problem, rec->tflops, rec->gbps),
+               rec->error ? rec->error->max_abs : 0.0,
                rec->error ? rec->error->norm_rel : 0.0, rec->ratio_vs_reference,
                rec->pruned ? " (pruned)" : !rec->rounds.empty() && !rec->is_baseline() ? " final" : "");
   if (any_final)

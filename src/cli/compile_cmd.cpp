@@ -1,10 +1,11 @@
-// `ktune compile --arch sm_90a`: NVRTC-compile every candidate of a sweep without a GPU and say
+// `ktune compile --all --arch sm_90a`: NVRTC-compile every candidate of a sweep without a GPU and say
 // which compile, which are invalid and why, with ptxas's register, spill and shared-memory
 // figures. Exit 1 if any candidate the constraints allow fails to compile. CI runs it.
 #include <fmt/format.h>
 
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
@@ -46,83 +47,104 @@ Tally report(const std::vector<CandidateRecord>& records, bool verbose) {
   return t;
 }
 
+struct CompileFlags {
+  std::string arch = "sm_90a";
+  bool verbose = false;
+  bool allow_spills = false;
+  CommonFlags common;
+};
+
+void add_compile_flags(CLI::App& cmd, CompileFlags& flags) {
+  cmd.add_option("--arch", flags.arch, "target: sm_80, sm_86, sm_89, sm_90a, ...")->capture_default_str();
+  cmd.add_flag("-v,--verbose", flags.verbose, "one line per candidate");
+  cmd.add_flag("--allow-spills", flags.allow_spills, "do not count spilling candidates as invalid");
+  add_common_flags(cmd, flags.common);
+}
+
+// Compiles every candidate of each config for each of its problems: `problem` when given, else
+// the problems the config lists. Returns the exit code: 1 if any candidate failed to compile.
+int compile_configs(const CompileFlags& flags, const std::vector<SweepConfig>& configs,
+                    const std::optional<Problem>& problem) {
+  const ArchFacts arch = arch_facts_offline(flags.arch);
+  NvrtcCompiler compiler(cache_dir(flags.common));
+  Tally total;
+  for (const SweepConfig& config : configs) {
+    const KernelFamily& family = find_family(config.family);
+    const KernelSource source = resolve_kernel_source(config, flags.common.kernel);
+    std::vector<Problem> problems;
+    if (problem) {
+      problems.push_back(*problem);
+    } else {
+      // A config's dtype and option lists multiply out; the pairs the family has no such problem
+      // for (gemm: fp8 takes layout rc only) are skipped, saying so.
+      if (config.problems.empty())
+        throw ConfigError(config.name + ": no \"problems\" to compile for (give the problem's flags)");
+      ConfigProblems made = config_problems(config, config.problems);
+      for (const auto& [p, why] : made.skipped) fmt::print("{} / {}: skipped ({})\n", config.name, describe(p), why);
+      problems = std::move(made.problems);
+    }
+    for (const Problem& p : problems) {
+      fmt::print("{} / {} for {}\n", config.name, describe(p), flags.arch);
+      CompileOptions copts{flags.arch, flags.common.jobs, flags.allow_spills, !flags.common.no_progress};
+      Tally t = report(compile_candidates(compiler, config, source, family, p, arch, copts), flags.verbose);
+      fmt::print("  {} compiled, {} invalid, {} failed to compile\n", t.compiled, t.invalid, t.failed);
+      total.compiled += t.compiled;
+      total.invalid += t.invalid;
+      total.failed += t.failed;
+    }
+  }
+  fmt::print("total: {} compiled, {} invalid, {} failed to compile (NVRTC {})\n", total.compiled, total.invalid,
+             total.failed, NvrtcCompiler::nvrtc_version());
+  return total.failed ? 1 : 0;
+}
+
 }  // namespace
 
+// `ktune compile --all`: every embedded config, for the problems each lists. `ktune compile
+// FAMILY [problem flags] [--config F]`: one family's configs (or F), for the problem given or
+// else the configs' own problems.
 void setup_compile(CLI::App& app, int& exit_code) {
-  struct Options {
-    std::string arch = "sm_90a";
+  struct AllOptions {
     bool all = false;
-    bool verbose = false;
-    bool allow_spills = false;
-    ProblemFlags problem;
-    CommonFlags common;
+    CompileFlags flags;
   };
-  auto opts = std::make_shared<Options>();
+  auto opts = std::make_shared<AllOptions>();
   CLI::App* cmd = app.add_subcommand("compile", "compile every candidate offline (no GPU needed) and report");
-  cmd->add_option("--arch", opts->arch, "target: sm_80, sm_86, sm_89, sm_90a, ...")->capture_default_str();
-  cmd->add_flag("--all", opts->all, "every built-in sweep config");
-  cmd->add_flag("-v,--verbose", opts->verbose, "one line per candidate");
-  cmd->add_flag("--allow-spills", opts->allow_spills, "do not count spilling candidates as invalid");
-  add_problem_flags(*cmd, opts->problem, find_family("gemm"), /*required=*/false);  // gemm's flags so far
-  add_common_flags(*cmd, opts->common);
-  cmd->callback([opts, &exit_code] {
-    const ArchFacts arch = arch_facts_offline(opts->arch);
+  cmd->add_flag("--all", opts->all, "every built-in sweep config of every family");
+  add_compile_flags(*cmd, opts->flags);
+  cmd->callback([cmd, opts, &exit_code] {
+    if (!cmd->get_subcommands().empty()) return;  // a family's subcommand did the work
+    if (!opts->all) throw ConfigError("ktune compile: say --all, or name a family (ktune compile gemm --m 4096)");
     std::vector<SweepConfig> configs;
-    if (opts->all) {
-      for (const EmbeddedFile& f : embedded_files()) {
-        if (!f.path.starts_with("configs/") || !f.path.ends_with(".json")) continue;
-        nlohmann::json peek = nlohmann::json::parse(f.text, nullptr, false);
-        const KernelFamily& family = find_family(peek.value("family", "gemm"));
-        configs.push_back(parse_sweep_config(f.text, std::string(f.path), family.context_names(),
-                                             family.placeholder_names()));
-      }
-    } else {
-      configs = load_configs(opts->common, find_family("gemm"));
+    for (const EmbeddedFile& f : embedded_files()) {
+      if (!f.path.starts_with("configs/") || !f.path.ends_with(".json")) continue;
+      nlohmann::json peek = nlohmann::json::parse(f.text, nullptr, false);
+      const KernelFamily& family = find_family(peek.value("family", ""));
+      configs.push_back(
+          parse_sweep_config(f.text, std::string(f.path), family.context_names(), family.placeholder_names()));
     }
-
-    NvrtcCompiler compiler(cache_dir(opts->common));
-    Tally total;
-    for (const SweepConfig& config : configs) {
-      const KernelFamily& family = find_family(config.family);
-      const KernelSource source = resolve_kernel_source(config, opts->common.kernel);
-      std::vector<Problem> problems;
-      if (opts->problem.given()) {
-        problems.push_back(make_problem(family, opts->problem));
-      } else {
-        const auto dtypes = config.dtypes.empty() ? std::vector<std::string>{"fp16"} : config.dtypes;
-        const auto layouts = config.layouts.empty() ? std::vector<std::string>{"rr"} : config.layouts;
-        const auto dims = config.problems.empty() ? std::vector<Bindings>{{{"M", 4096}, {"N", 4096}, {"K", 4096}}}
-                                                  : config.problems;
-        for (const Bindings& d : dims)
-          for (const auto& dtype : dtypes)
-            for (const auto& layout : layouts) problems.push_back({config.family, d, dtype, {{"layout", layout}}});
-      }
-      for (const Problem& problem : problems) {
-        if (opts->problem.given()) {
-          check_problem(problem);
-        } else {
-          // A config's dtype and layout lists multiply out; skip the pairs the family has no such
-          // problem for (fp8 takes layout rc only), saying so.
-          try {
-            check_problem(problem);
-          } catch (const ConfigError& e) {
-            fmt::print("{} / {}: skipped ({})\n", config.name, describe(problem), e.what());
-            continue;
-          }
-        }
-        fmt::print("{} / {} for {}\n", config.name, describe(problem), opts->arch);
-        CompileOptions copts{opts->arch, opts->common.jobs, opts->allow_spills, !opts->common.no_progress};
-        Tally t = report(compile_candidates(compiler, config, source, family, problem, arch, copts), opts->verbose);
-        fmt::print("  {} compiled, {} invalid, {} failed to compile\n", t.compiled, t.invalid, t.failed);
-        total.compiled += t.compiled;
-        total.invalid += t.invalid;
-        total.failed += t.failed;
-      }
-    }
-    fmt::print("total: {} compiled, {} invalid, {} failed to compile (NVRTC {})\n", total.compiled, total.invalid,
-               total.failed, NvrtcCompiler::nvrtc_version());
-    exit_code = total.failed ? 1 : 0;
+    exit_code = compile_configs(opts->flags, configs, std::nullopt);
   });
+
+  for (const KernelFamily* family : all_families()) {
+    struct FamilyOptions {
+      ProblemFlags problem;
+      CompileFlags flags;
+    };
+    auto fopts = std::make_shared<FamilyOptions>();
+    CLI::App* sub = cmd->add_subcommand(std::string(family->name()), "compile " + std::string(family->name()) +
+                                                                        "'s sweeps, for one problem or their own");
+    add_problem_flags(*sub, fopts->problem, *family, /*required=*/false);
+    add_compile_flags(*sub, fopts->flags);
+    sub->callback([fopts, family, &exit_code] {
+      std::optional<Problem> problem;
+      if (fopts->problem.given()) {
+        problem = make_problem(*family, fopts->problem);
+        check_problem(*problem);
+      }
+      exit_code = compile_configs(fopts->flags, load_configs(fopts->flags.common, *family), problem);
+    });
+  }
 }
 
 }  // namespace ktune::cli

@@ -1,5 +1,5 @@
 // `ktune sweep FILE.json`: a sweep described entirely by a file: kernel, parameters, constraints,
-// problems, dtypes and layouts. Every problem x dtype x layout is tuned in turn.
+// problems, dtypes and the family's options. Every problem x dtype x option value is tuned in turn.
 #include <fmt/format.h>
 
 #include <memory>
@@ -33,13 +33,10 @@ void setup_sweep(CLI::App& app, int& exit_code) {
     common.config = opts->file;
     SweepConfig config = load_configs(common, family).front();
     if (config.problems.empty()) throw ConfigError(opts->file + ": no \"problems\" to sweep");
-    std::vector<Problem> problems;
-    const auto dtypes = config.dtypes.empty() ? std::vector<std::string>{"fp16"} : config.dtypes;
-    const auto layouts = config.layouts.empty() ? std::vector<std::string>{"rr"} : config.layouts;
-    for (const Bindings& dims : config.problems)
-      for (const std::string& dtype : dtypes)
-        for (const std::string& layout : layouts) problems.push_back({family_name, dims, dtype, {{"layout", layout}}});
-    exit_code = run_tuning({config}, problems, common, opts->measure, "sweep-" + config.name);
+    ConfigProblems made = config_problems(config, config.problems);
+    for (const auto& [problem, why] : made.skipped) fmt::print("{}: skipped ({})\n", describe(problem), why);
+    if (made.problems.empty()) throw ConfigError(opts->file + ": none of its problems is one " + family_name + " takes");
+    exit_code = run_tuning({config}, made.problems, common, opts->measure, "sweep-" + config.name);
   });
 }
 

@@ -84,7 +84,7 @@ const char* to_string(Role r);
 struct CandidateRecord {
   Role role = Role::candidate;
   // Whose code: "ktune" for a tuned kernel; a baseline's library ("cublas", "cublaslt", "cudnn",
-  // ...), as its family names it (Workload::baseline_provider()).
+  // ...), as its family names it (Workload::baselines()).
   std::string source;
   bool is_baseline() const { return role == Role::baseline; }
   std::string config_name;   // sweep config name, e.g. "gemm_mma"

@@ -18,6 +18,7 @@
 namespace ktune {
 
 class GpuContext;
+struct SweepConfig;
 
 // Facts about the target that constraints may use, from a live device or from an --arch name.
 struct ArchFacts {
@@ -27,6 +28,14 @@ struct ArchFacts {
 };
 ArchFacts arch_facts(const DeviceInfo&);
 ArchFacts arch_facts_offline(const std::string& arch);  // "sm_80", "sm_90a"; throws ConfigError
+
+// A call a family's candidates are timed against: a library op users would call, or the copy roof
+// (tune/copy_roof.hpp).
+struct BaselineInfo {
+  std::string provider;       // "cublas", "cudnn", "copy": a record's source
+  std::string name;           // what exactly it calls: "cublasGemmEx (fp16, fp32 accumulate)"
+  bool checks_output = true;  // false: it computes nothing of the problem (the copy roof)
+};
 
 // GPU state for one problem, alive in the worker: inputs, poisoned output, fp32 reference. Every
 // device buffer is allocated through buffers(), by role, and sealed once the workload has written
@@ -45,9 +54,11 @@ class Workload {
   // Throws ktune::Error when a descriptor cannot be encoded for this problem.
   virtual std::vector<void*> kernel_args(const std::vector<TensorMapSpec>& tensor_maps) = 0;
   virtual ErrorStats check_output(const Tolerance&) = 0;
-  virtual void run_baseline() = 0;                // the library call ktune is compared against
-  virtual std::string baseline_provider() const = 0;  // "cublas", "cublaslt", "cudnn", ...: a record's source
-  virtual std::string baseline_name() const = 0;      // what exactly it calls: "cublasGemmEx (fp16, ...)"
+  // What candidates are timed against, at least one. The first is the baseline: it alternates
+  // with candidates sample by sample and gives their ratios. The others are timed once per run
+  // beside it (a memory-bound family's copy roof next to its library op).
+  virtual std::vector<BaselineInfo> baselines() const = 0;
+  virtual void run_baseline(size_t which) = 0;  // an index into baselines()
   GuardedBuffers& buffers() { return buffers_; }
 
  protected:
@@ -75,12 +86,18 @@ struct ProblemSchema {
   std::string dtype_help;            // what a dtype means beyond its name, for --help
 };
 
+// What a family's kernels are judged by: compute-bound ones (gemm) by TFLOPS against the compute
+// roof, memory-bound ones (add, softmax, the norms) by GB/s, minimum bytes read and written per
+// second, against the copy roof.
+enum class Bound { compute, memory };
+
 class KernelFamily {
  public:
   virtual ~KernelFamily() = default;
   virtual std::string_view name() const = 0;
   virtual std::string_view summary() const = 0;  // one line for `ktune families`
   virtual ProblemSchema schema() const = 0;
+  virtual Bound bound() const = 0;
   // Embedded sweep configs tuned together by default, e.g. {"configs/gemm_mma.json", ...}; the
   // ones a device is too old for are skipped.
   virtual std::vector<std::string_view> default_configs() const = 0;
@@ -107,6 +124,23 @@ void complete_options(Problem& p);
 // a known dtype and option values), then the family's validate(). Throws ConfigError naming what
 // is wrong.
 void check_problem(const Problem& p);
+
+// The problems a sweep config sweeps: each of `dims` (its "problems" when not given) x its dtypes
+// (the family's default when it lists none) x every combination of its option values (the
+// family's default for an option it does not list). Combinations the family has no such problem
+// for (gemm: fp8 takes layout rc only) go to `skipped`, with the reason; names the family does not
+// know are a ConfigError.
+struct ConfigProblems {
+  std::vector<Problem> problems;
+  std::vector<std::pair<Problem, std::string>> skipped;
+};
+ConfigProblems config_problems(const SweepConfig& config, const std::vector<Bindings>& dims);
+
+// The headline rate of a timed record, in its family's unit: "698.7 TFLOPS" or "3012 GB/s".
+// rate_unit() is the unit alone, for column headers; a family ktune does not know is compute-bound.
+std::string rate_unit(const Problem& p);
+double rate_value(const Problem& p, double tflops, double gbps);
+std::string rate_text(const Problem& p, double tflops, double gbps);
 
 // "4096x4096x4096 fp16 rr": the dimensions in the family's order, the dtype, the option values in
 // the family's order. A family this ktune does not know prints its dimensions as NAME=VALUE.

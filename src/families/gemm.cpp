@@ -174,7 +174,7 @@ class GemmWorkload : public Workload {
     return gpu_.compare(c_, out_dtype(dtype_), ref_, shape_.m * shape_.n, t.atol, t.rtol);
   }
 
-  void run_baseline() override {
+  void run_baseline(size_t) override {
     if (fp8_) {
       const float alpha = 1.0f, beta = 0.0f;
       KTUNE_CUBLAS(cublasLtMatmul(gpu_.cublas_lt(), lt_desc_.get(), &alpha, b_, lt_a_.get(), a_,
@@ -186,10 +186,11 @@ class GemmWorkload : public Workload {
          dtype_ == "fp32" ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, 1.0f);
   }
 
-  std::string baseline_provider() const override { return "cublas"; }  // cuBLASLt's fp8 call too
-  std::string baseline_name() const override {
-    if (fp8_) return "cublasLtMatmul (fp8 e4m3, fast accumulation, bf16 out)";
-    return dtype_ == "fp32" ? "cublasGemmEx (tf32 tensor cores)" : "cublasGemmEx (" + dtype_ + ", fp32 accumulate)";
+  // "cublas" for cuBLASLt's fp8 call too: one library.
+  std::vector<BaselineInfo> baselines() const override {
+    if (fp8_) return {{"cublas", "cublasLtMatmul (fp8 e4m3, fast accumulation, bf16 out)"}};
+    return {{"cublas", dtype_ == "fp32" ? "cublasGemmEx (tf32 tensor cores)"
+                                        : "cublasGemmEx (" + dtype_ + ", fp32 accumulate)"}};
   }
 
  private:
@@ -300,6 +301,7 @@ class GemmFamily : public KernelFamily {
             {{"layout", "A then B, r = row-major, c = column-major", {"rr", "rc", "cr", "cc"}, "rr"}},
             "fp8: e4m3 A and B with per-tensor scales, bf16 C, layout rc only; fp32 runs on TF32 tensor cores"};
   }
+  Bound bound() const override { return Bound::compute; }
   std::vector<std::string_view> default_configs() const override {
     return {"configs/gemm_mma.json", "configs/gemm_wgmma.json", "configs/gemm_gemv.json"};
   }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "families/family.hpp"
+#include "space/sweep_config.hpp"
 #include "util/error.hpp"
 
 namespace ktune {
@@ -74,6 +75,60 @@ void check_problem(const Problem& p) {
       throw ConfigError(fmt::format("{} has no option '{}' (its options: {})", p.family, name,
                                     option_names.empty() ? "none" : joined(option_names)));
   family.validate(p);
+}
+
+ConfigProblems config_problems(const SweepConfig& config, const std::vector<Bindings>& dims) {
+  const ProblemSchema schema = find_family(config.family).schema();
+  std::vector<std::pair<std::string, std::vector<std::string>>> axes;  // the options, in schema order
+  for (const auto& [name, values] : config.options)
+    if (std::none_of(schema.options.begin(), schema.options.end(), [&](const OptionSpec& o) { return o.name == name; }))
+      throw ConfigError(fmt::format("{}: {} has no option '{}'", config.name, config.family, name));
+  for (const OptionSpec& o : schema.options) {
+    auto given = std::find_if(config.options.begin(), config.options.end(), [&](const auto& kv) { return kv.first == o.name; });
+    axes.emplace_back(o.name, given == config.options.end() ? std::vector<std::string>{o.default_value} : given->second);
+  }
+  const std::vector<std::string> dtypes = config.dtypes.empty() ? std::vector<std::string>{schema.dtypes.front()} : config.dtypes;
+
+  ConfigProblems out;
+  for (const Bindings& d : dims)
+    for (const std::string& dtype : dtypes) {
+      // Every combination of option values: an odometer over the axes.
+      std::vector<size_t> at(axes.size(), 0);
+      for (bool more = true; more;) {
+        Problem p{config.family, d, dtype, {}};
+        for (size_t i = 0; i < axes.size(); ++i) p.options[axes[i].first] = axes[i].second[at[i]];
+        try {
+          check_problem(p);
+          out.problems.push_back(std::move(p));
+        } catch (const ConfigError& e) {
+          out.skipped.emplace_back(std::move(p), e.what());
+        }
+        more = false;
+        for (size_t i = axes.size(); i-- > 0;) {
+          if (++at[i] < axes[i].second.size()) {
+            more = true;
+            break;
+          }
+          at[i] = 0;
+        }
+      }
+    }
+  return out;
+}
+
+namespace {
+bool memory_bound(const Problem& p) {
+  const KernelFamily* f = known_family(p.family);
+  return f && f->bound() == Bound::memory;
+}
+}  // namespace
+
+std::string rate_unit(const Problem& p) { return memory_bound(p) ? "GB/s" : "TFLOPS"; }
+
+double rate_value(const Problem& p, double tflops, double gbps) { return memory_bound(p) ? gbps : tflops; }
+
+std::string rate_text(const Problem& p, double tflops, double gbps) {
+  return memory_bound(p) ? fmt::format("{:.0f} GB/s", gbps) : fmt::format("{:.1f} TFLOPS", tflops);
 }
 
 std::string shape_text(const Problem& p) {

@@ -234,7 +234,7 @@ class ConfigParser {
     check_keys(doc_, "",
                {"name", "family", "description", "notes", "kernel", "kernel_name", "min_arch",
                 "parameters", "derived", "constraints", "launch", "tensor_maps", "problems", "dtypes",
-                "layouts"},
+                "options", "layouts"},
                {"name", "family", "kernel", "kernel_name", "parameters", "launch"});
 
     SweepConfig c;
@@ -262,7 +262,7 @@ class ConfigParser {
     check_parameters_have_effect(c);
     parse_problems(c);
     c.dtypes = parse_choices("dtypes", known_dtypes);
-    c.layouts = parse_choices("layouts", known_layouts);
+    parse_options(c);
     return c;
   }
 
@@ -588,24 +588,46 @@ class ConfigParser {
   template <size_t N>
   std::vector<std::string> parse_choices(const char* key,
                                          const std::string_view (&known)[N]) const {
+    if (!doc_.contains(key)) return {};
+    return parse_strings(pointer_child("", key), key,
+                         std::vector<std::string>(std::begin(known), std::end(known)));
+  }
+
+  // A list of distinct strings at `pointer`; each one of `known` unless that is empty.
+  std::vector<std::string> parse_strings(const std::string& pointer, const std::string& what,
+                                         const std::vector<std::string>& known) const {
     std::vector<std::string> out;
-    if (!doc_.contains(key)) return out;
-    std::string pointer = pointer_child("", key);
     const Json& list = get_typed(pointer, Json::value_t::array, "a list");
-    std::vector<std::string> known_list(std::begin(known), std::end(known));
     for (size_t i = 0; i < list.size(); ++i) {
       std::string element = pointer_child(pointer, i);
       if (!list[i].is_string())
-        fail(element, fmt::format("{}: {} is not a string", key, list[i].dump()));
+        fail(element, fmt::format("{}: {} is not a string", what, list[i].dump()));
       std::string s = list[i].get<std::string>();
-      if (std::find(known_list.begin(), known_list.end(), s) == known_list.end())
-        fail(element, fmt::format("{}: unknown \"{}\"{}; known: {}", key, s,
-                                  suggestion(s, known_list), join(known_list)));
+      if (!known.empty() && std::find(known.begin(), known.end(), s) == known.end())
+        fail(element, fmt::format("{}: unknown \"{}\"{}; known: {}", what, s,
+                                  suggestion(s, known), join(known)));
       if (std::find(out.begin(), out.end(), s) != out.end())
-        fail(element, fmt::format("{}: \"{}\" is listed twice", key, s));
+        fail(element, fmt::format("{}: \"{}\" is listed twice", what, s));
       out.push_back(s);
     }
     return out;
+  }
+
+  // "options": {NAME: [VALUE, ...]}. Which names and values a family takes is its schema's
+  // business, checked when problems are made from them; here only the form is.
+  void parse_options(SweepConfig& c) const {
+    if (doc_.contains("options")) {
+      const Json& object = get_typed("/options", Json::value_t::object, "an object");
+      for (const auto& [name, values] : object.items()) {
+        if (!is_identifier(name)) fail_key(pointer_child("/options", name), fmt::format("option \"{}\" is not a name", name));
+        c.options.emplace_back(name, parse_strings(pointer_child("/options", name), "options." + name, {}));
+      }
+    }
+    if (doc_.contains("layouts")) {
+      if (doc_.contains("options") && doc_["options"].contains("layout"))
+        fail_key("/layouts", "\"layouts\" and \"options\": {\"layout\"} say the same thing; keep one");
+      c.options.emplace_back("layout", parse_strings("/layouts", "layouts", {"rr", "rc", "cr", "cc"}));
+    }
   }
 
   std::string_view text_;

@@ -37,13 +37,16 @@ struct SweepConfig {
   Expr grid[3], block[3], shared_bytes;
   std::vector<TensorMapExpr> tensor_maps;
   std::vector<Bindings> problems;
-  std::vector<std::string> dtypes, layouts;
+  std::vector<std::string> dtypes;
+  // "options": {"layout": ["rr", "cr"]}: values of the family's problem options to sweep, in file
+  // order. The family checks names and values when the problems are made (families/schema.hpp);
+  // "layouts": [...] is read as the old spelling of {"layout": [...]}.
+  std::vector<std::pair<std::string, std::vector<std::string>>> options;
   std::string text;  // the file as read: any edit to it is a new best-config cache key
 };
 
-// The spellings the "dtypes" and "layouts" keys accept (the same as Problem's).
+// The spellings the "dtypes" key accepts (the same as Problem's); each family takes a subset.
 inline constexpr std::string_view known_dtypes[] = {"fp16", "bf16", "fp8", "fp32"};
-inline constexpr std::string_view known_layouts[] = {"rr", "rc", "cr", "cc"};
 
 // Parses and checks a config. `origin` names the text in error messages (a path).
 // `context_names`: integer names the family and device provide to expressions (M, N, K,

@@ -163,6 +163,7 @@ void to_json(json& j, const CacheEntry& e) {
            {"launch", e.launch},
            {"median_ms", double_to_json(e.median_ms)},
            {"tflops", double_to_json(e.tflops)},
+           {"gbps", double_to_json(e.gbps)},
            {"ratio_vs_reference", double_to_json(e.ratio_vs_reference)},
            {"created_at", e.created_at},
            {"winner_config", e.winner_config},
@@ -176,6 +177,7 @@ void from_json(const json& j, CacheEntry& e) {
   j.at("launch").get_to(e.launch);
   e.median_ms = double_from_json(j.at("median_ms"));
   e.tflops = double_from_json(j.value("tflops", json(0.0)));
+  e.gbps = double_from_json(j.value("gbps", json(0.0)));
   e.ratio_vs_reference = double_from_json(j.value("ratio_vs_reference", json(0.0)));
   e.created_at = j.value("created_at", "");
   e.winner_config = j.value("winner_config", e.key.config_name);

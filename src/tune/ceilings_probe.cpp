@@ -67,8 +67,8 @@ Ceilings probe_ceilings(GpuContext& gpu, const StoppingRule& rule, double warmup
     if (fp8 && arch_facts(gpu.device()).arch < 89) continue;
     const Problem problem{"gemm", {{"M", kGemmSize}, {"N", kGemmSize}, {"K", kGemmSize}}, dtype, {{"layout", fp8 ? "rc" : "rr"}}};
     std::unique_ptr<Workload> w = gemm.prepare(problem, gpu, 20261121);
-    CeilingProbe p = time_work(gpu, [&] { w->run_baseline(); }, rule, warmup_ms,
-                               fmt::format("{} {}x{}x{}", w->baseline_name(), kGemmSize, kGemmSize, kGemmSize),
+    CeilingProbe p = time_work(gpu, [&] { w->run_baseline(0); }, rule, warmup_ms,
+                               fmt::format("{} {}x{}x{}", w->baselines().front().name, kGemmSize, kGemmSize, kGemmSize),
                                gemm.cost(problem).flops);
     c.tflops[dtype] = rate(p, 12);
     c.probes[dtype] = std::move(p);

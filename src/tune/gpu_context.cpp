@@ -65,14 +65,15 @@ GpuContext::~GpuContext() {
   if (cublas_) cublasDestroy(cublas_);
 }
 
-CUfunction GpuContext::helper(const std::string& name_expression) {
-  auto found = helpers_.find(name_expression);
+CUfunction GpuContext::kernel(const std::string& source_path, const std::string& name_expression) {
+  const std::string key = source_path + ":" + name_expression;
+  auto found = helpers_.find(key);
   if (found != helpers_.end()) return found->second;
-  auto source = find_embedded("kernels/util.cu");
-  if (!source) throw Error("kernels/util.cu is not embedded in this build");
+  auto source = find_embedded(source_path);
+  if (!source) throw Error(source_path + " is not embedded in this build");
   NvrtcCompiler compiler(compile_cache_dir_);
   CompileRequest request;
-  request.source_name = "kernels/util.cu";
+  request.source_name = source_path;
   request.source_text = std::string(*source);
   request.name_expression = name_expression;
   request.arch = device_.arch();
@@ -80,8 +81,8 @@ CUfunction GpuContext::helper(const std::string& name_expression) {
   if (!info.ok) throw Error("helper kernel " + name_expression + " failed to compile:\n" + info.log);
   auto module = std::make_unique<cuda::Module>(read_file(info.cubin_path));
   CUfunction f = module->function(info.lowered_name);
-  helper_modules_[name_expression] = std::move(module);
-  helpers_[name_expression] = f;
+  helper_modules_[key] = std::move(module);
+  helpers_[key] = f;
   return f;
 }
 

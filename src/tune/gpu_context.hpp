@@ -69,9 +69,12 @@ class GpuContext {
   const std::string& telemetry_note() const { return telemetry_note_; }
   // Launches a kernel on the context's stream.
   void launch(CUfunction f, const Launch& launch, void** args);
+  // A kernel of an embedded source ("kernels/reference.cu"), compiled once per process for this
+  // device: the families' reference kernels. Throws ktune::Error when it does not compile.
+  CUfunction kernel(const std::string& source_path, const std::string& name_expression);
 
  private:
-  CUfunction helper(const std::string& name_expression);
+  CUfunction helper(const std::string& name_expression) { return kernel("kernels/util.cu", name_expression); }
 
   std::filesystem::path compile_cache_dir_;
   DeviceInfo device_;

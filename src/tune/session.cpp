@@ -55,6 +55,7 @@ void Session::ensure_ready() {
     if (reply.status != WorkerClient::Status::ok)
       throw Error("the GPU worker died while preparing the problem: " + reply.detail);
     if (!reply.body.value("ok", false)) throw ConfigError(reply.body.value("error", "cannot set up the problem"));
+    baseline_count_ = reply.body.value("baselines", size_t{1});
     problem_loaded_ = true;
   }
 }
@@ -70,13 +71,18 @@ void Session::set_problem(const Problem& problem, const Tolerance& tolerance, ui
   ensure_ready();
 }
 
-CandidateRecord Session::time_baseline(const StoppingRule& rule, double warmup_ms) {
+std::vector<CandidateRecord> Session::time_baselines(const StoppingRule& rule, double warmup_ms) {
   ensure_ready();
-  auto reply = call({{"op", "baseline"}, {"rule", rule}, {"warmup_ms", warmup_ms}}, options_.setup_timeout);
-  if (reply.status != WorkerClient::Status::ok) throw Error("the reference run failed: " + reply.detail);
-  if (!reply.body.value("ok", false) || !reply.body.contains("record"))
-    throw Error("the reference run failed: " + reply.body.value("error", "unknown error"));
-  return reply.body.at("record").get<CandidateRecord>();
+  std::vector<CandidateRecord> out;
+  for (size_t which = 0; which < baseline_count_; ++which) {
+    auto reply = call({{"op", "baseline"}, {"rule", rule}, {"warmup_ms", warmup_ms}, {"which", which}},
+                      options_.setup_timeout);
+    if (reply.status != WorkerClient::Status::ok) throw Error("the baseline run failed: " + reply.detail);
+    if (!reply.body.value("ok", false) || !reply.body.contains("record"))
+      throw Error("the baseline run failed: " + reply.body.value("error", "unknown error"));
+    out.push_back(reply.body.at("record").get<CandidateRecord>());
+  }
+  return out;
 }
 
 Ceilings Session::measure_ceilings(const StoppingRule& rule, double warmup_ms) {

@@ -34,7 +34,9 @@ class Session {
   // (e.g. the problem does not fit in device memory).
   void set_problem(const Problem&, const Tolerance&, uint64_t seed);
 
-  CandidateRecord time_baseline(const StoppingRule&, double warmup_ms);
+  // Times each of the problem's baselines in turn (Workload::baselines()); the first is the one
+  // candidates are compared with.
+  std::vector<CandidateRecord> time_baselines(const StoppingRule&, double warmup_ms);
 
   // Runs one compiled candidate: fills disposition, reason, error, time, samples, pruned.
   // plant_delay > 0 makes every timed sample that fraction slower on the GPU (gate self-tests).
@@ -57,6 +59,7 @@ class Session {
   std::optional<DeviceInfo> device_;
   std::optional<nlohmann::json> problem_request_;
   bool problem_loaded_ = false;
+  size_t baseline_count_ = 1;  // from the worker's answer to the problem
   int restarts_ = 0;
 };
 

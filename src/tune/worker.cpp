@@ -69,13 +69,16 @@ class Worker {
                                     describe(problem_), bytes / 1073741824.0, free_bytes / 1073741824.0,
                                     total / 1073741824.0)}};
     workload_ = family.prepare(problem_, *gpu_, request.at("seed").get<uint64_t>());
-    return {{"ok", true}};
+    return {{"ok", true}, {"baselines", workload_->baselines().size()}};
   }
 
   json baseline(const json& request) {
-    CandidateRecord rec = checked_baseline();
+    const size_t which = request.value("which", size_t{0});
+    if (which >= workload_->baselines().size())
+      return {{"ok", false}, {"error", fmt::format("there is no baseline {} for {}", which, describe(problem_))}};
+    CandidateRecord rec = checked_baseline(which);
     rec.telemetry_before = gpu_->telemetry();
-    Measurement m = measure(*gpu_, [&] { workload_->run_baseline(); }, request.at("rule").get<StoppingRule>(),
+    Measurement m = measure(*gpu_, [&] { workload_->run_baseline(which); }, request.at("rule").get<StoppingRule>(),
                             request.at("warmup_ms"), 0);
     rec.telemetry_after = gpu_->telemetry();
     rec.samples_ms = m.samples_ms;
@@ -121,10 +124,10 @@ class Worker {
     rec.telemetry_before = gpu_->telemetry();
     if (request.value("paired_baseline", false)) {
       // Kernel and baseline alternate sample by sample (bench/measure.hpp, measure_paired).
-      baseline = checked_baseline();
+      baseline = checked_baseline(0);
       const StoppingRule rule = request.at("rule").get<StoppingRule>();
       PairedMeasurement pm =
-          measure_paired(*gpu_, [&] { workload_->run_baseline(); }, launch, rule.max_samples, request.at("warmup_ms"));
+          measure_paired(*gpu_, [&] { workload_->run_baseline(0); }, launch, rule.max_samples, request.at("warmup_ms"));
       baseline->samples_ms = pm.a_ms;
       baseline->time = summarize(pm.a_ms);
       rec.samples_ms = pm.b_ms;
@@ -152,15 +155,21 @@ class Worker {
     return reply;
   }
 
-  // The baseline's output checked on poisoned outputs; the record to which paired samples go.
-  CandidateRecord checked_baseline() {
+  // A baseline's output checked on poisoned outputs; the record to which its samples go. One that
+  // computes nothing of the problem (the copy roof) is run once, unchecked.
+  CandidateRecord checked_baseline(size_t which) {
+    const BaselineInfo info = workload_->baselines().at(which);
     CandidateRecord rec;
     rec.role = Role::baseline;
-    rec.source = workload_->baseline_provider();
-    rec.kernel_name = workload_->baseline_name();
+    rec.source = info.provider;
+    rec.kernel_name = info.name;
     workload_->buffers().poison_outputs();
-    workload_->run_baseline();
+    workload_->run_baseline(which);
     KTUNE_CUDA(cudaStreamSynchronize(gpu_->stream()));
+    if (!info.checks_output) {
+      rec.disposition = Disposition::passed;
+      return rec;
+    }
     rec.error = workload_->check_output(tolerance_);
     std::string why;
     rec.disposition = within_tolerance(*rec.error, tolerance_, &why) ? Disposition::passed : Disposition::incorrect;

@@ -169,7 +169,7 @@ TEST(Fp8Baseline, CublasLtMatchesTheReference) {
   rule.min_samples = 3;
   rule.min_time_ms = 1;
   rule.max_time_ms = 50;
-  CandidateRecord ref = session.time_baseline(rule, 5);
+  CandidateRecord ref = session.time_baselines(rule, 5).front();
   EXPECT_EQ(ref.disposition, Disposition::passed) << ref.reason;
   EXPECT_EQ(ref.kernel_name, "cublasLtMatmul (fp8 e4m3, fast accumulation, bf16 out)");
   ASSERT_TRUE(ref.error.has_value());
@@ -189,7 +189,7 @@ TEST(Timing, StatisticsAreConsistentAndPlausible) {
   Problem p{"gemm", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, "fp16", {{"layout", "rr"}}};
   session.set_problem(p, family.default_tolerance("fp16"), 7);
   StoppingRule rule;
-  CandidateRecord ref = session.time_baseline(rule, 25);
+  CandidateRecord ref = session.time_baselines(rule, 25).front();
   ASSERT_TRUE(ref.time.has_value());
   const TimeStats& t = *ref.time;
   EXPECT_EQ(ref.disposition, Disposition::passed) << ref.reason;

@@ -128,7 +128,29 @@ TEST(SweepConfig, HappyPath) {
   ASSERT_EQ(c.problems.size(), 2u);
   EXPECT_EQ(c.problems[1], (Bindings{{"K", 4096}, {"M", 128}, {"N", 6144}}));
   EXPECT_EQ(c.dtypes, (std::vector<std::string>{"fp16", "bf16"}));
-  EXPECT_EQ(c.layouts, (std::vector<std::string>{"rr", "cr"}));
+  // "layouts" is the old spelling of the gemm option "layout".
+  ASSERT_EQ(c.options.size(), 1u);
+  EXPECT_EQ(c.options[0].first, "layout");
+  EXPECT_EQ(c.options[0].second, (std::vector<std::string>{"rr", "cr"}));
+}
+
+TEST(SweepConfig, OptionsAreListsOfValuesByName) {
+  std::string text = R"({"name": "m", "family": "gemm", "kernel": "k.cu",
+    "kernel_name": "k<{X}>", "parameters": {"X": [1]},
+    "launch": {"grid": [1, 1, 1], "block": [32, 1, 1]},
+    "options": {"layout": ["rc", "cc"]}})";
+  SweepConfig c = parse(text);
+  ASSERT_EQ(c.options.size(), 1u);
+  EXPECT_EQ(c.options[0].second, (std::vector<std::string>{"rc", "cc"}));
+
+  std::string both = text;
+  both.replace(both.find("\"options\""), 0, R"("layouts": ["rr"], )");
+  EXPECT_THROW(parse(both), ConfigError);
+  std::string twice = R"({"name": "m", "family": "gemm", "kernel": "k.cu",
+    "kernel_name": "k<{X}>", "parameters": {"X": [1]},
+    "launch": {"grid": [1, 1, 1], "block": [32, 1, 1]},
+    "options": {"layout": ["rc", "rc"]}})";
+  expect_error(twice, where(twice, "\"rc\"]"), {"options.layout: \"rc\" is listed twice"});
 }
 
 TEST(SweepConfig, OptionalKeysHaveDefaults) {
@@ -143,7 +165,7 @@ TEST(SweepConfig, OptionalKeysHaveDefaults) {
   EXPECT_EQ(c.shared_bytes.text(), "0");
   EXPECT_TRUE(c.problems.empty());
   EXPECT_TRUE(c.dtypes.empty());
-  EXPECT_TRUE(c.layouts.empty());
+  EXPECT_TRUE(c.options.empty());
 }
 
 TEST(SweepConfig, MalformedJsonGivesLineAndColumn) {

@@ -1,0 +1,49 @@
+// The memory-bound families' references: simple kernels that share no code with the candidates,
+// computing in fp32 or fp64 from the inputs as stored, so that a candidate is judged against the
+// exact answer rounded once. Compiled by NVRTC on the device, once per process.
+//
+//   ktune_ref_add<T>(a, b, ref, n)            ref[i] = a[i] + b[i] in fp32 (exact for fp16/bf16
+//                                             inputs; the correctly rounded sum for fp32)
+//   ktune_ref_softmax<T>(x, ref, rows, cols)  one block per row, fp64 max and sum:
+//                                             ref = exp(x - max) / sum(exp(x - max))
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+__device__ __forceinline__ float ktune_ref_float(float x) { return x; }
+__device__ __forceinline__ float ktune_ref_float(__half x) { return __half2float(x); }
+__device__ __forceinline__ float ktune_ref_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+
+template <typename T>
+__global__ void ktune_ref_add(const T* a, const T* b, float* ref, long long n) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+    ref[i] = ktune_ref_float(a[i]) + ktune_ref_float(b[i]);
+}
+
+// A block-wide reduction over 256 threads through shared memory; every thread gets the result.
+template <typename Op>
+__device__ double ktune_ref_block_reduce(double v, double* scratch, Op op) {
+  scratch[threadIdx.x] = v;
+  __syncthreads();
+  for (int half = blockDim.x / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) scratch[threadIdx.x] = op(scratch[threadIdx.x], scratch[threadIdx.x + half]);
+    __syncthreads();
+  }
+  double r = scratch[0];
+  __syncthreads();
+  return r;
+}
+
+// Launch: grid (rows), block (256).
+template <typename T>
+__global__ void ktune_ref_softmax(const T* x, float* ref, long long rows, long long cols) {
+  __shared__ double scratch[256];
+  const T* in = x + blockIdx.x * cols;
+  double m = -1.0 / 0.0;
+  for (long long c = threadIdx.x; c < cols; c += blockDim.x) m = fmax(m, (double)ktune_ref_float(in[c]));
+  m = ktune_ref_block_reduce(m, scratch, [](double a, double b) { return fmax(a, b); });
+  double s = 0;
+  for (long long c = threadIdx.x; c < cols; c += blockDim.x) s += exp((double)ktune_ref_float(in[c]) - m);
+  s = ktune_ref_block_reduce(s, scratch, [](double a, double b) { return a + b; });
+  for (long long c = threadIdx.x; c < cols; c += blockDim.x)
+    ref[blockIdx.x * cols + c] = (float)(exp((double)ktune_ref_float(in[c]) - m) / s);
+}
