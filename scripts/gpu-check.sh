@@ -6,7 +6,8 @@
 #   scripts/gpu-check.sh OUTDIR [extra ktune gemm args...]
 # KTUNE_GPU_STAGES picks stages (default: tests,gemm,report,bench): tests, gemm, report, bench,
 # anchors (issue 3's shape suites in bf16 and fp16, tuned and measured by one `ktune bench` each;
-# anchors-bf16 or anchors-fp16 for one of them)
+# anchors-bf16 or anchors-fp16 for one of them), families (the memory-bound families' suites next to
+# Triton and PyTorch; KTUNE_TRITON_CASES picks the Triton cases, default all)
 # dtypes (fp8 and TF32 at 4096^3 and 8192^3), suite-NAME (any suites/NAME.json) and verify-results
 # (scripts/verify-bench.py over the committed results/h100 bench files). The cache lives in
 # $KTUNE_CACHE_DIR (default /tmp/ktune-gpu-check-cache), so stages split over calls on a machine
@@ -106,6 +107,24 @@ if stage fidelity; then
   t0=$(date +%s.%N)
   python3 scripts/fidelity.py "$ktune" "$out/results/fidelity" "${remeasure_fidelity[@]}" > "$out/logs/fidelity.log" 2>&1
   say "fidelity: exit $?, $(elapsed "$t0") s wall"; tail -n 6 "$out/logs/fidelity.log" | tee -a "$summary"
+fi
+
+# The memory-bound families (issue 10): their suites tuned and measured against cuDNN and the
+# copy roof, the subcommands once each on odd sizes, and Triton's tutorial-style kernels and
+# PyTorch's ops on the same shapes, in the same call (scripts/triton_memory_bound.py).
+if stage families; then
+  timed add-odd add --n 1000003 --dtype fp16 --out "$out/results"
+  timed softmax-odd softmax --rows 999 --cols 1023 --dtype bf16 --out "$out/results"
+  for suite in memory-bound softmax-rows; do
+    # shellcheck disable=SC2086
+    timed "bench-$suite" bench "suites/$suite.json" --out "$out/results" --stem "bench-$suite" ${KTUNE_BENCH_ARGS:-}
+    cat "$out/results/bench-$suite.md" >> "$summary" 2>/dev/null
+    grep -E "^(error|warning)" "$out/logs/bench-$suite.log" | head -n 20 | tee -a "$summary"
+  done
+  t0=$(date +%s.%N)
+  python3 scripts/triton_memory_bound.py --json "$out/results/triton-memory-bound.json" ${KTUNE_TRITON_CASES:-} \
+    > "$out/logs/triton-memory-bound.log" 2>&1
+  say "triton-memory-bound: exit $?, $(elapsed "$t0") s wall"; grep -E "triton-ref|FAIL|ERROR|GPU" "$out/logs/triton-memory-bound.log" | tee -a "$summary"
 fi
 
 # Issue 3's suites: each `ktune bench` tunes every problem it has no cached winner for, then

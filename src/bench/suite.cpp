@@ -140,14 +140,18 @@ std::string bench_markdown(const Suite& suite, const RunInfo& info, const std::v
                     info.command);
   // The rate is each family's own: TFLOPS for compute-bound families, GB/s for memory-bound ones.
   md += "| problem | baseline | ktune ms | baseline ms | ktune rate | baseline rate | vs baseline (>1 faster) | "
-        "samples | GPU | configuration |\n";
-  md += "|---|---|---:|---:|---:|---:|---:|---|---|---|\n";
+        "of copy roof | samples | GPU | configuration |\n";
+  md += "|---|---|---:|---:|---:|---:|---:|---:|---|---|---|\n";
 
   double log_sum = 0;
   int compared = 0;
   for (const ProblemResult& r : results) {
     const CandidateRecord* best = find_role(r, Role::candidate);
     const CandidateRecord* ref = find_role(r, Role::baseline);
+    // A memory-bound problem's copy roof, timed beside (or as) its baseline: ktune's share of it.
+    const CandidateRecord* copy = nullptr;
+    for (const CandidateRecord& rec : r.records)
+      if (rec.is_baseline() && rec.source == "copy") copy = &rec;
     auto ms = [](const CandidateRecord* rec) { return timed(rec) ? fmt::format("{:.4f}", rec->time->median) : "—"; };
     auto rate = [&](const CandidateRecord* rec) {
       return timed(rec) ? rate_text(r.problem, rec->tflops, rec->gbps) : "—";
@@ -167,9 +171,11 @@ std::string bench_markdown(const Suite& suite, const RunInfo& info, const std::v
         config = fmt::format("**{}**: {} ({})", to_string(best->disposition), cell(best->reason), config);
     }
     const std::string clocks = timed(best) ? best->clocks_text() : "";
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} / {} | {} | {} |\n", describe(r.problem),
+    const std::string of_copy =
+        timed(best) && timed(copy) ? fmt::format("{:.1f}%", 100 * copy->time->median / best->time->median) : "—";
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} | {} |\n", describe(r.problem),
                       ref ? provider_name(ref->source) : "—", ms(best), ms(ref),
-                      rate(best), rate(ref), ratio, n(best), n(ref), clocks.empty() ? "—" : clocks, config);
+                      rate(best), rate(ref), ratio, of_copy, n(best), n(ref), clocks.empty() ? "—" : clocks, config);
   }
   if (compared > 0)
     md += fmt::format("\nGeometric mean of ktune's speed relative to the baseline: **{:.3f}×** over {} problem{}.\n",

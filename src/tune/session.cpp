@@ -72,17 +72,24 @@ void Session::set_problem(const Problem& problem, const Tolerance& tolerance, ui
 }
 
 std::vector<CandidateRecord> Session::time_baselines(const StoppingRule& rule, double warmup_ms) {
-  ensure_ready();
   std::vector<CandidateRecord> out;
-  for (size_t which = 0; which < baseline_count_; ++which) {
-    auto reply = call({{"op", "baseline"}, {"rule", rule}, {"warmup_ms", warmup_ms}, {"which", which}},
-                      options_.setup_timeout);
-    if (reply.status != WorkerClient::Status::ok) throw Error("the baseline run failed: " + reply.detail);
-    if (!reply.body.value("ok", false) || !reply.body.contains("record"))
-      throw Error("the baseline run failed: " + reply.body.value("error", "unknown error"));
-    out.push_back(reply.body.at("record").get<CandidateRecord>());
-  }
+  for (size_t which = 0; which < baseline_count(); ++which) out.push_back(time_baseline(rule, warmup_ms, which));
   return out;
+}
+
+CandidateRecord Session::time_baseline(const StoppingRule& rule, double warmup_ms, size_t which) {
+  ensure_ready();
+  auto reply = call({{"op", "baseline"}, {"rule", rule}, {"warmup_ms", warmup_ms}, {"which", which}},
+                    options_.setup_timeout);
+  if (reply.status != WorkerClient::Status::ok) throw Error("the baseline run failed: " + reply.detail);
+  if (!reply.body.value("ok", false) || !reply.body.contains("record"))
+    throw Error("the baseline run failed: " + reply.body.value("error", "unknown error"));
+  return reply.body.at("record").get<CandidateRecord>();
+}
+
+size_t Session::baseline_count() {
+  ensure_ready();
+  return baseline_count_;
 }
 
 Ceilings Session::measure_ceilings(const StoppingRule& rule, double warmup_ms) {

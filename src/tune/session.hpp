@@ -37,6 +37,8 @@ class Session {
   // Times each of the problem's baselines in turn (Workload::baselines()); the first is the one
   // candidates are compared with.
   std::vector<CandidateRecord> time_baselines(const StoppingRule&, double warmup_ms);
+  CandidateRecord time_baseline(const StoppingRule&, double warmup_ms, size_t which);
+  size_t baseline_count();  // of the current problem
 
   // Runs one compiled candidate: fills disposition, reason, error, time, samples, pruned.
   // plant_delay > 0 makes every timed sample that fraction slower on the GPU (gate self-tests).

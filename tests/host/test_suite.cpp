@@ -126,7 +126,7 @@ TEST(BenchMarkdown, RowsRatiosAndGeometricMean) {
   EXPECT_EQ(md.rfind("## ktune bench: default\n", 0), 0u) << md;
   EXPECT_NE(md.find("NVIDIA H100 80GB HBM3 (sm_90a, 132 SMs"), std::string::npos) << md;
   // GPU "—": these records carry no NVML readings.
-  EXPECT_NE(md.find("| gemm 4096x4096x4096 fp16 rr | cuBLAS | 0.2500 | 0.2000 | 549.8 TFLOPS | 687.2 TFLOPS | 0.800× | 100 / 100 | — | "
+  EXPECT_NE(md.find("| gemm 4096x4096x4096 fp16 rr | cuBLAS | 0.2500 | 0.2000 | 549.8 TFLOPS | 687.2 TFLOPS | 0.800× | — | 100 / 100 | — | "
                     "`BLOCK_M=128 BLOCK_N=256` |"),
             std::string::npos)
       << md;

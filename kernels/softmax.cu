@@ -1,0 +1,202 @@
+// softmax.cu — row-wise softmax over the last dimension of a row-major rows x cols tensor of T
+// (float, __half, __nv_bfloat16): y = exp(x - max) / sum(exp(x - max)), math in fp32, the row
+// maximum subtracted so no exponent overflows. Two kernels:
+//
+//   ktune_softmax_rows<T, COLS, VEC_BYTES, ROW_THREADS, ROWS_PER_BLOCK>
+//     One pass: a row lives in the registers of ROW_THREADS threads (COLS is a compile-time
+//     constant, so each thread's share is exact), ROWS_PER_BLOCK rows per block. Reads each
+//     element once and writes it once: the minimum traffic. Rows up to a few thousand columns
+//     per thread group; configs/softmax.json bounds the registers a thread holds.
+//     Launch: grid cdiv(rows, ROWS_PER_BLOCK), block ROW_THREADS * ROWS_PER_BLOCK.
+//
+//   ktune_softmax_looped<T, VEC_BYTES, BLOCK, UNROLL>
+//     Any row length: one block per row, a first pass for the maximum and the sum of exponentials
+//     (online: the sum is rescaled when the maximum grows), a second that reads the row again and
+//     writes it. The second read usually comes from L2 (a block's row was just read).
+//     Launch: grid rows, block BLOCK.
+//
+// Both take (const T* x, T* y, long long rows, int cols); rows are cols elements apart, and
+// (cols * sizeof(T)) % VEC_BYTES == 0 so every row starts aligned for vector loads.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+namespace softmax_detail {
+
+template <int BYTES> struct Raw;
+template <> struct Raw<2> { using type = unsigned short; };
+template <> struct Raw<4> { using type = unsigned; };
+template <> struct Raw<8> { using type = uint2; };
+template <> struct Raw<16> { using type = uint4; };
+
+__device__ __forceinline__ float to_float(float x) { return x; }
+__device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
+__device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <typename T> __device__ __forceinline__ T from_float(float x);
+template <> __device__ __forceinline__ float from_float<float>(float x) { return x; }
+template <> __device__ __forceinline__ __half from_float<__half>(float x) { return __float2half_rn(x); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+
+constexpr float kLog2e = 1.4426950408889634f;
+__device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
+
+// exp(x - m) as exp2((x - m) * log2 e): one MUFU.EX2 per element.
+__device__ __forceinline__ float exp_minus(float x, float m) { return exp2f((x - m) * kLog2e); }
+
+template <typename T, int V, typename R>
+__device__ __forceinline__ void unpack(R raw, float* out) {
+  const T* e = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+  for (int i = 0; i < V; ++i) out[i] = to_float(e[i]);
+}
+template <typename T, int V, typename R>
+__device__ __forceinline__ R pack(const float* in) {
+  R raw;
+  T* e = reinterpret_cast<T*>(&raw);
+#pragma unroll
+  for (int i = 0; i < V; ++i) e[i] = from_float<T>(in[i]);
+  return raw;
+}
+
+struct MaxOp {
+  __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+struct SumOp {
+  __device__ float operator()(float a, float b) const { return a + b; }
+};
+
+// Reduces over the GROUP threads of a row: shuffles within a warp, then (GROUP > 32) shared memory
+// across its warps. Every thread of the block must call it (it may synchronize the block).
+template <int GROUP, int GROUPS, typename Op>
+__device__ __forceinline__ float group_reduce(float v, Op op, float (*scratch)[GROUP > 32 ? GROUP / 32 : 1]) {
+#pragma unroll
+  for (int offset = (GROUP < 32 ? GROUP : 32) / 2; offset > 0; offset /= 2)
+    v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  if constexpr (GROUP > 32) {
+    const int group = threadIdx.x / GROUP, warp = (threadIdx.x % GROUP) / 32;
+    if (threadIdx.x % 32 == 0) scratch[group][warp] = v;
+    __syncthreads();
+    v = scratch[group][0];
+#pragma unroll
+    for (int w = 1; w < GROUP / 32; ++w) v = op(v, scratch[group][w]);
+    __syncthreads();  // scratch is reused by the next reduction
+  }
+  return v;
+}
+
+}  // namespace softmax_detail
+
+template <typename T, int COLS, int VEC_BYTES, int ROW_THREADS, int ROWS_PER_BLOCK>
+__global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
+    ktune_softmax_rows(const T* __restrict__ x, T* __restrict__ y, long long rows, int cols) {
+  using namespace softmax_detail;
+  using R = typename Raw<VEC_BYTES>::type;
+  constexpr int V = VEC_BYTES / sizeof(T);
+  constexpr int VECS = COLS / V;                                  // vectors per row
+  constexpr int PER = (VECS + ROW_THREADS - 1) / ROW_THREADS;    // vectors per thread
+  static_assert(COLS % V == 0, "rows are whole vectors");
+  __shared__ float scratch[ROWS_PER_BLOCK][ROW_THREADS > 32 ? ROW_THREADS / 32 : 1];
+
+  const int lane = threadIdx.x % ROW_THREADS;
+  const long long row = (long long)blockIdx.x * ROWS_PER_BLOCK + threadIdx.x / ROW_THREADS;
+  const bool active = row < rows;  // inactive threads still take part in the block's barriers
+  const R* in = reinterpret_cast<const R*>(x + (active ? row : 0) * COLS);
+  R* out = reinterpret_cast<R*>(y + (active ? row : 0) * COLS);
+
+  float v[PER][V];
+  float m = neg_inf();
+#pragma unroll
+  for (int k = 0; k < PER; ++k) {
+    const int i = lane + k * ROW_THREADS;
+    if (active && (VECS % ROW_THREADS == 0 || i < VECS)) {
+      unpack<T, V>(in[i], v[k]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[k][j] = neg_inf();
+    }
+#pragma unroll
+    for (int j = 0; j < V; ++j) m = fmaxf(m, v[k][j]);
+  }
+  m = group_reduce<ROW_THREADS, ROWS_PER_BLOCK>(m, MaxOp{}, scratch);
+  float s = 0;
+#pragma unroll
+  for (int k = 0; k < PER; ++k)
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      v[k][j] = exp_minus(v[k][j], m);  // exp(-inf) = 0 for the padding
+      s += v[k][j];
+    }
+  s = group_reduce<ROW_THREADS, ROWS_PER_BLOCK>(s, SumOp{}, scratch);
+  const float inv = 1.0f / s;
+#pragma unroll
+  for (int k = 0; k < PER; ++k) {
+    const int i = lane + k * ROW_THREADS;
+    if (active && (VECS % ROW_THREADS == 0 || i < VECS)) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[k][j] *= inv;
+      out[i] = pack<T, V, R>(v[k]);
+    }
+  }
+}
+
+template <typename T, int VEC_BYTES, int BLOCK, int UNROLL>
+__global__ void __launch_bounds__(BLOCK)
+    ktune_softmax_looped(const T* __restrict__ x, T* __restrict__ y, long long rows, int cols) {
+  using namespace softmax_detail;
+  using R = typename Raw<VEC_BYTES>::type;
+  constexpr int V = VEC_BYTES / sizeof(T);
+  __shared__ float scratch[1][BLOCK > 32 ? BLOCK / 32 : 1];
+  const int vecs = cols / V;
+  const R* in = reinterpret_cast<const R*>(x + blockIdx.x * (long long)cols);
+  R* out = reinterpret_cast<R*>(y + blockIdx.x * (long long)cols);
+
+  // Pass 1: a running maximum m and sum s of exp(x - m), rescaled once per chunk of UNROLL vectors.
+  float m = neg_inf(), s = 0;
+  for (int base = 0; base < vecs; base += BLOCK * UNROLL) {
+    float v[UNROLL][V];
+    float chunk_max = neg_inf();
+#pragma unroll
+    for (int k = 0; k < UNROLL; ++k) {
+      const int i = base + k * BLOCK + threadIdx.x;
+      if (i < vecs) {
+        unpack<T, V>(in[i], v[k]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j) v[k][j] = neg_inf();
+      }
+#pragma unroll
+      for (int j = 0; j < V; ++j) chunk_max = fmaxf(chunk_max, v[k][j]);
+    }
+    if (chunk_max == neg_inf()) continue;  // this thread's part of the chunk is past the row
+    const float m_new = fmaxf(m, chunk_max);
+    s *= exp_minus(m, m_new);  // 0 while m is still -inf
+#pragma unroll
+    for (int k = 0; k < UNROLL; ++k)
+#pragma unroll
+      for (int j = 0; j < V; ++j) s += exp_minus(v[k][j], m_new);
+    m = m_new;
+  }
+  const float row_max = group_reduce<BLOCK, 1>(m, MaxOp{}, scratch);
+  s = m == neg_inf() ? 0.0f : s * exp_minus(m, row_max);
+  const float inv = 1.0f / group_reduce<BLOCK, 1>(s, SumOp{}, scratch);
+
+  // Pass 2: read again (mostly from L2), write.
+  for (int base = 0; base < vecs; base += BLOCK * UNROLL) {
+    R raw[UNROLL];
+#pragma unroll
+    for (int k = 0; k < UNROLL; ++k) {
+      const int i = base + k * BLOCK + threadIdx.x;
+      if (i < vecs) raw[k] = in[i];
+    }
+#pragma unroll
+    for (int k = 0; k < UNROLL; ++k) {
+      const int i = base + k * BLOCK + threadIdx.x;
+      if (i < vecs) {
+        float v[V];
+        unpack<T, V>(raw[k], v);
+#pragma unroll
+        for (int j = 0; j < V; ++j) v[j] = exp_minus(v[j], row_max) * inv;
+        out[i] = pack<T, V, R>(v);
+      }
+    }
+  }
+}

@@ -1,0 +1,178 @@
+// softmax: Y = softmax(X) over each row of a row-major rows x cols tensor (fp16, bf16, fp32), in
+// fp32 math. X ~ 2 N(0,1); the reference is computed in fp64 by kernels/reference.cu (one block
+// per row). Baselines: cuDNN's cudnnSoftmaxForward (accurate mode, the call frameworks make) where
+// cuDNN loads, paired with candidates; and the copy roof beside it (the only one without cuDNN).
+//
+// Kernel arguments: const T* X, T* Y, long long rows, int cols.
+#include <fmt/format.h>
+
+#include <memory>
+#include <optional>
+
+#include "cuda/check.hpp"
+#include "cuda/cudnn.hpp"
+#include "families/elementwise.hpp"
+#include "families/family.hpp"
+#include "tune/copy_roof.hpp"
+#include "tune/gpu_context.hpp"
+#include "util/error.hpp"
+
+namespace ktune {
+namespace {
+
+using elementwise::element_bytes;
+
+int64_t traffic_bytes(const Problem& p) {
+  return 2 * p.dims.at("rows") * p.dims.at("cols") * element_bytes(p.dtype);
+}
+
+// cuDNN's softmax, or nothing (and why) where cuDNN does not load or refuses the problem.
+struct CudnnSoftmaxBaseline {
+  std::optional<cuda::CudnnHandle> handle;
+  std::optional<cuda::CudnnSoftmax> softmax;
+  std::string why_not;
+
+  CudnnSoftmaxBaseline(const Problem& p, cudaStream_t stream) {
+    if (!cuda::cudnn_available()) {
+      why_not = cuda::cudnn_unavailable_reason();
+      return;
+    }
+    try {
+      handle.emplace(stream);
+      softmax.emplace(*handle, p.dtype, p.dims.at("rows"), p.dims.at("cols"));
+    } catch (const Error& e) {
+      softmax.reset();
+      handle.reset();
+      why_not = e.what();
+    }
+  }
+};
+
+class SoftmaxWorkload : public Workload {
+ public:
+  SoftmaxWorkload(const Problem& p, GpuContext& gpu, uint64_t seed)
+      : Workload(gpu), gpu_(gpu), dtype_(p.dtype), rows_(p.dims.at("rows")), cols_(static_cast<int>(p.dims.at("cols"))),
+        copy_(traffic_bytes(p)), cudnn_(p, gpu.stream()) {
+    const int64_t n = rows_ * cols_;
+    x_ = buffers_.add("X", BufferRole::input, n * element_bytes(dtype_));
+    y_ = buffers_.add("Y", BufferRole::output, n * element_bytes(dtype_));
+    ref_ = static_cast<float*>(buffers_.add("reference", BufferRole::reference, n * sizeof(float)));
+    gpu_.fill_normal(x_, dtype_, n, seed, 2.0f);
+    CUfunction f = gpu_.kernel("kernels/reference.cu",
+                               fmt::format("ktune_ref_softmax<{}>", elementwise::element_name(dtype_)));
+    // One block per row, in slices of at most 2^31 - 1 rows (the grid's x limit).
+    long long cols = cols_;
+    for (long long first = 0; first < rows_; first += INT32_MAX) {
+      long long count = std::min<long long>(INT32_MAX, rows_ - first);
+      const void* x = static_cast<const char*>(x_) + first * cols_ * element_bytes(dtype_);
+      float* ref = ref_ + first * cols_;
+      void* args[] = {&x, &ref, &count, &cols};
+      Launch l;
+      l.block[0] = 256;
+      l.grid[0] = count;
+      gpu_.launch(f, l, args);
+    }
+    KTUNE_CUDA(cudaGetLastError());
+    KTUNE_CUDA(cudaStreamSynchronize(gpu_.stream()));
+    buffers_.seal();
+  }
+
+  std::vector<void*> kernel_args(const std::vector<TensorMapSpec>& tensor_maps) override {
+    if (!tensor_maps.empty()) throw Error("softmax takes no tensor maps");
+    return {&x_, &y_, &rows_, &cols_};
+  }
+  ErrorStats check_output(const Tolerance& t) override {
+    return gpu_.compare(y_, dtype_, ref_, rows_ * cols_, t.atol, t.rtol);
+  }
+  std::vector<BaselineInfo> baselines() const override {
+    std::vector<BaselineInfo> out;
+    if (cudnn_.softmax)
+      out.push_back({"cudnn", fmt::format("cudnnSoftmaxForward (accurate, instance, {}) cuDNN {}", dtype_,
+                                          cuda::cudnn_version_text())});
+    out.push_back(copy_.info());
+    return out;
+  }
+  void run_baseline(size_t which) override {
+    if (cudnn_.softmax && which == 0) {
+      cudnn_.softmax->run(x_, y_, gpu_.stream());
+      return;
+    }
+    copy_.run(gpu_.stream());
+  }
+
+ private:
+  GpuContext& gpu_;
+  std::string dtype_;
+  long long rows_;
+  int cols_;
+  CopyRoof copy_;
+  CudnnSoftmaxBaseline cudnn_;
+  void *x_ = nullptr, *y_ = nullptr;
+  float* ref_ = nullptr;
+};
+
+class SoftmaxFamily : public KernelFamily {
+ public:
+  std::string_view name() const override { return "softmax"; }
+  std::string_view summary() const override {
+    return "Y = softmax(X) over each row, fp32 math; baselines cuDNN (where it loads) and the copy roof";
+  }
+  ProblemSchema schema() const override {
+    return {{{"rows", "rows of X (softmax runs along each)", ""}, {"cols", "elements per row", ""}},
+            {"fp16", "bf16", "fp32"},
+            {},
+            "math in fp32; the output is rounded to the dtype"};
+  }
+  Bound bound() const override { return Bound::memory; }
+  std::vector<std::string_view> default_configs() const override {
+    return {"configs/softmax.json", "configs/softmax_looped.json"};
+  }
+  std::vector<std::string> context_names() const override {
+    std::vector<std::string> names = {"rows", "cols"};
+    for (std::string& n : elementwise::device_context_names()) names.push_back(std::move(n));
+    return names;
+  }
+  std::vector<std::string> placeholder_names() const override { return {"ELEMENT", "COLS"}; }
+  void validate(const Problem& p) const override {
+    for (const char* d : {"rows", "cols"})
+      if (p.dims.at(d) <= 0) throw ConfigError(fmt::format("{} must be >= 1 (got {})", d, p.dims.at(d)));
+    if (p.dims.at("cols") > INT32_MAX)
+      throw ConfigError(fmt::format("cols = {} is larger than 2^31-1", p.dims.at("cols")));
+  }
+  Bindings context(const Problem& p, const ArchFacts& arch) const override {
+    Bindings b = elementwise::device_context(p.dtype, arch);
+    b["rows"] = p.dims.at("rows");
+    b["cols"] = p.dims.at("cols");
+    return b;
+  }
+  std::map<std::string, std::string> placeholders(const Problem& p) const override {
+    return {{"ELEMENT", elementwise::element_name(p.dtype)}, {"COLS", std::to_string(p.dims.at("cols"))}};
+  }
+  Cost cost(const Problem& p) const override {
+    // max, subtract, exp, sum, scale: about 5 operations an element.
+    return {5.0 * p.dims.at("rows") * p.dims.at("cols"), static_cast<double>(traffic_bytes(p))};
+  }
+  int64_t device_bytes(const Problem& p) const override {
+    return traffic_bytes(p) + 4 * p.dims.at("rows") * p.dims.at("cols") + CopyRoof::device_bytes(traffic_bytes(p)) +
+           guard_overhead(3);
+  }
+  Tolerance default_tolerance(const std::string& dtype) const override {
+    // Outputs are about 1/cols, so the bounds are relative: a few roundings of the output type.
+    // fp16's atol covers its subnormals (spacing 2^-24), where outputs of long rows land.
+    if (dtype == "fp16") return {6e-8, 2e-3, 1e-3};
+    if (dtype == "bf16") return {1e-12, 1.6e-2, 8e-3};
+    return {1e-12, 2e-5, 1e-5};
+  }
+  std::unique_ptr<Workload> prepare(const Problem& p, GpuContext& gpu, uint64_t seed) const override {
+    return std::make_unique<SoftmaxWorkload>(p, gpu, seed);
+  }
+};
+
+}  // namespace
+
+const KernelFamily& softmax_family() {
+  static const SoftmaxFamily family;
+  return family;
+}
+
+}  // namespace ktune
