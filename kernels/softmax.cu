@@ -200,3 +200,110 @@ __global__ void __launch_bounds__(BLOCK)
     }
   }
 }
+
+// ---- long rows on Hopper: a row split over a thread-block cluster -------------------------------
+//
+//   ktune_softmax_cluster<T, COLS, VEC_BYTES, BLOCK, CLUSTER>   (sm_90+)
+//     A row of up to CLUSTER * BLOCK * 64 values: each of the CLUSTER blocks of a cluster holds
+//     its slice in registers, and the blocks trade their partial maximum and sum through
+//     distributed shared memory. Reads and writes each element once, as the register kernel
+//     does, for rows no single block can hold (the looped kernel's second read of a 512 KiB row
+//     misses L2 once a few hundred rows are in flight).
+//     Launch: grid rows * CLUSTER (the cluster shape is compiled in), block BLOCK.
+
+namespace softmax_detail {
+
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+
+// Every thread of every block of the cluster; release/acquire orders the shared-memory partials.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+
+// The float at the same shared-memory address in block `rank` of this cluster.
+__device__ __forceinline__ float load_from_block(const float* local, unsigned rank) {
+  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(local));
+  float v;
+  asm volatile(
+      "{\n.reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %1, %2;\n"
+      "ld.shared::cluster.f32 %0, [remote];\n}\n"
+      : "=f"(v)
+      : "r"(addr), "r"(rank)
+      : "memory");
+  return v;
+}
+
+}  // namespace softmax_detail
+
+template <typename T, int COLS, int VEC_BYTES, int BLOCK, int CLUSTER>
+__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
+    ktune_softmax_cluster(const T* __restrict__ x, T* __restrict__ y, long long rows, int cols) {
+  using namespace softmax_detail;
+  using R = typename Raw<VEC_BYTES>::type;
+  constexpr int V = VEC_BYTES / sizeof(T);
+  constexpr int VECS = COLS / V;
+  constexpr int SLICE = (VECS + CLUSTER - 1) / CLUSTER;  // vectors per block
+  constexpr int PER = (SLICE + BLOCK - 1) / BLOCK;       // vectors per thread
+  static_assert(COLS % V == 0, "rows are whole vectors");
+  __shared__ float scratch[1][BLOCK > 32 ? BLOCK / 32 : 1];
+  __shared__ float partial[2];  // this block's maximum and sum, read by the whole cluster
+
+  const unsigned rank = cluster_rank();
+  const long long row = blockIdx.x / CLUSTER;  // whole clusters per row: every block has a row
+  const int first = rank * SLICE;
+  const int end = first + SLICE < VECS ? first + SLICE : VECS;
+  const R* in = reinterpret_cast<const R*>(x + row * COLS);
+  R* out = reinterpret_cast<R*>(y + row * COLS);
+
+  float v[PER][V];
+  float m = neg_inf();
+#pragma unroll
+  for (int k = 0; k < PER; ++k) {
+    const int i = first + threadIdx.x + k * BLOCK;
+    if (i < end) {
+      unpack<T, V>(in[i], v[k]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[k][j] = neg_inf();
+    }
+#pragma unroll
+    for (int j = 0; j < V; ++j) m = fmaxf(m, v[k][j]);
+  }
+  m = group_reduce<BLOCK, 1>(m, MaxOp{}, scratch);
+  if (threadIdx.x == 0) partial[0] = m;
+  cluster_sync();
+#pragma unroll
+  for (int r = 0; r < CLUSTER; ++r) m = fmaxf(m, load_from_block(&partial[0], r));
+
+  float s = 0;
+#pragma unroll
+  for (int k = 0; k < PER; ++k)
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      v[k][j] = exp_minus(v[k][j], m);
+      s += v[k][j];
+    }
+  s = group_reduce<BLOCK, 1>(s, SumOp{}, scratch);
+  if (threadIdx.x == 0) partial[1] = s;
+  cluster_sync();
+  s = 0;
+#pragma unroll
+  for (int r = 0; r < CLUSTER; ++r) s += load_from_block(&partial[1], r);  // the same order in every block
+  // No block may exit (and free its shared memory) while another still reads its partials.
+  cluster_sync();
+  const float inv = 1.0f / s;
+#pragma unroll
+  for (int k = 0; k < PER; ++k) {
+    const int i = first + threadIdx.x + k * BLOCK;
+    if (i < end) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[k][j] *= inv;
+      out[i] = pack<T, V, R>(v[k]);
+    }
+  }
+}

@@ -14,6 +14,7 @@
 #include "compile/kernel_source.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "families/family.hpp"
+#include "family_test_support.hpp"
 #include "gpu_test_support.hpp"
 #include "space/enumerate.hpp"
 #include "tune/session.hpp"
@@ -42,32 +43,6 @@ std::vector<Case> cases(int arch) {
     for (const auto& s : fp8_shapes) out.push_back({s[0], s[1], s[2], "fp8", "rc"});
   }
   return out;
-}
-
-// A session whose worker is the ktune under test and whose compile cache is the test's own.
-SessionOptions session_options(const std::filesystem::path& dir) {
-  SessionOptions so;
-  so.compile_cache_dir = dir;
-  so.worker_executable = KTUNE_BINARY;
-  return so;
-}
-
-// The first, middle and last valid candidates, then for every value a tunable takes among the
-// valid ones (EPILOGUE 0 and 1, CLUSTER_M 1 and 2, ...) the first candidate with that value if no
-// pick has it yet: every code path of a kernel runs on every ragged shape it accepts.
-std::vector<size_t> spread_picks(const std::vector<Candidate>& valid) {
-  std::vector<size_t> picks = {0, valid.size() / 2, valid.size() - 1};
-  auto has = [&](const std::string& name, int64_t value) {
-    for (size_t i : picks)
-      if (valid[i].params.at(name) == value) return true;
-    return false;
-  };
-  for (size_t c = 0; c < valid.size(); ++c)
-    for (const auto& [name, value] : valid[c].params)
-      if (!has(name, value)) picks.push_back(c);
-  std::sort(picks.begin(), picks.end());
-  picks.erase(std::unique(picks.begin(), picks.end()), picks.end());
-  return picks;
 }
 
 TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
