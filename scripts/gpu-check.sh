@@ -113,14 +113,22 @@ fi
 # copy roof, the subcommands once each on odd sizes, and Triton's tutorial-style kernels and
 # PyTorch's ops on the same shapes, in the same call (scripts/triton_memory_bound.py).
 if stage families; then
-  timed add-odd add --n 1000003 --dtype fp16 --out "$out/results"
-  timed softmax-odd softmax --rows 999 --cols 1023 --dtype bf16 --out "$out/results"
-  for suite in memory-bound softmax-rows; do
+  if [[ -z ${KTUNE_SKIP_ODD:-} ]]; then
+    timed add-odd add --n 1000003 --dtype fp16 --out "$out/results"
+    timed softmax-odd softmax --rows 999 --cols 1023 --dtype bf16 --out "$out/results"
+  fi
+  for suite in ${KTUNE_FAMILY_SUITES:-memory-bound softmax-rows}; do
     # shellcheck disable=SC2086
     timed "bench-$suite" bench "suites/$suite.json" --out "$out/results" --stem "bench-$suite" ${KTUNE_BENCH_ARGS:-}
     cat "$out/results/bench-$suite.md" >> "$summary" 2>/dev/null
     grep -E "^(error|warning)" "$out/logs/bench-$suite.log" | head -n 20 | tee -a "$summary"
   done
+  # ncu's kernel durations against ktune's medians for three softmax rows of the sweep just run.
+  if [[ -z ${KTUNE_SKIP_NCU:-} ]]; then
+    python3 scripts/ncu_memory_bound.py "$ktune" "$out/results/bench-softmax-rows.json" "$out/results/ncu" 7 9 12 \
+      > "$out/logs/ncu-memory-bound.log" 2>&1
+    grep ncu-check "$out/logs/ncu-memory-bound.log" | tee -a "$summary"
+  fi
   t0=$(date +%s.%N)
   python3 scripts/triton_memory_bound.py --json "$out/results/triton-memory-bound.json" ${KTUNE_TRITON_CASES:-} \
     > "$out/logs/triton-memory-bound.log" 2>&1
