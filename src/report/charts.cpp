@@ -161,8 +161,8 @@ std::string roofline_svg(const Report& report) {
   out += legend_text(ly, "candidate, pruned early");
   out += diamond("legend-mark", kLegendX + 8, ly += 22, 8, "#777777", "winner");
   out += legend_text(ly, "ktune winner");
-  out += square("legend-mark", kLegendX + 8, ly += 22, 5.5, "#444444", "cuBLAS");
-  out += legend_text(ly, "cuBLAS");
+  out += square("legend-mark", kLegendX + 8, ly += 22, 5.5, "#444444", "baseline");
+  out += legend_text(ly, "baseline (library call or copy roof)");
   ly += 12;
   for (size_t pi = 0; pi < report.problems.size() && pi < 16; ++pi) {
     out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>", px(kLegendX + 2),
