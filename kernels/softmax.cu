@@ -210,6 +210,10 @@ __global__ void __launch_bounds__(BLOCK)
 //     does, for rows no single block can hold (the looped kernel's second read of a 512 KiB row
 //     misses L2 once a few hundred rows are in flight).
 //     Launch: grid rows * CLUSTER (the cluster shape is compiled in), block BLOCK.
+//
+// Compiled for sm_90 and newer only: the other kernels of this file must still build for sm_80,
+// where __cluster_dims__ is an error (configs/softmax_cluster.json says min_arch 90).
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 
 namespace softmax_detail {
 
@@ -307,3 +311,5 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
     }
   }
 }
+
+#endif  // sm_90+
