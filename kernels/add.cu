@@ -13,23 +13,11 @@
 //   GRID_STRIDE   0: one step per block, as many blocks as steps; 1: a persistent grid.
 //   STREAMING     1: loads and stores with the evict-first hint (ld.global.cs / st.global.cs),
 //                 since nothing is read twice.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
+#include "elementwise.cuh"
 
 namespace add_detail {
 
-template <int BYTES> struct Raw;
-template <> struct Raw<4> { using type = unsigned; };
-template <> struct Raw<8> { using type = uint2; };
-template <> struct Raw<16> { using type = uint4; };
-
-__device__ __forceinline__ float to_float(float x) { return x; }
-__device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
-__device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
-template <typename T> __device__ __forceinline__ T from_float(float x);
-template <> __device__ __forceinline__ float from_float<float>(float x) { return x; }
-template <> __device__ __forceinline__ __half from_float<__half>(float x) { return __float2half_rn(x); }
-template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+using namespace elementwise;
 
 template <int STREAMING, typename R>
 __device__ __forceinline__ R load(const R* p) {
