@@ -21,4 +21,20 @@ template <> __device__ __forceinline__ float from_float<float>(float x) { return
 template <> __device__ __forceinline__ __half from_float<__half>(float x) { return __float2half_rn(x); }
 template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
 
+// The V elements of T in a raw vector as fp32, and back (rounded to nearest).
+template <typename T, int V, typename R>
+__device__ __forceinline__ void unpack(R raw, float* out) {
+  const T* e = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+  for (int i = 0; i < V; ++i) out[i] = to_float(e[i]);
+}
+template <typename T, int V, typename R>
+__device__ __forceinline__ R pack(const float* in) {
+  R raw;
+  T* e = reinterpret_cast<T*>(&raw);
+#pragma unroll
+  for (int i = 0; i < V; ++i) e[i] = from_float<T>(in[i]);
+  return raw;
+}
+
 }  // namespace elementwise

@@ -6,6 +6,9 @@
 //                                             inputs; the correctly rounded sum for fp32)
 //   ktune_ref_softmax<T>(x, ref, rows, cols)  one block per row, fp64 max and sum:
 //                                             ref = exp(x - max) / sum(exp(x - max))
+//   ktune_ref_norm<T>(x, w, b, ref, mean, rstd, rows, cols, eps, rms)
+//                                             one block per row, fp64 two-pass statistics:
+//                                             LayerNorm (rms 0) or RMSNorm (rms 1, b unused)
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -46,4 +49,34 @@ __global__ void ktune_ref_softmax(const T* x, float* ref, long long rows, long l
   s = ktune_ref_block_reduce(s, scratch, [](double a, double b) { return a + b; });
   for (long long c = threadIdx.x; c < cols; c += blockDim.x)
     ref[blockIdx.x * cols + c] = (float)(exp((double)ktune_ref_float(in[c]) - m) / s);
+}
+
+// Launch: grid (rows), block (256). mean is written for LayerNorm only.
+template <typename T>
+__global__ void ktune_ref_norm(const T* x, const T* w, const T* b, float* ref, float* mean_out, float* rstd_out,
+                               long long rows, long long cols, float eps, int rms) {
+  __shared__ double scratch[256];
+  const T* in = x + blockIdx.x * cols;
+  const auto sum = [](double a, double b) { return a + b; };
+  double mean = 0;
+  if (!rms) {
+    double s = 0;
+    for (long long c = threadIdx.x; c < cols; c += blockDim.x) s += ktune_ref_float(in[c]);
+    mean = ktune_ref_block_reduce(s, scratch, sum) / cols;
+  }
+  double q = 0;
+  for (long long c = threadIdx.x; c < cols; c += blockDim.x) {
+    const double d = ktune_ref_float(in[c]) - mean;
+    q += d * d;
+  }
+  const double rstd = 1.0 / sqrt(ktune_ref_block_reduce(q, scratch, sum) / cols + (double)eps);
+  if (threadIdx.x == 0) {
+    if (!rms) mean_out[blockIdx.x] = (float)mean;
+    rstd_out[blockIdx.x] = (float)rstd;
+  }
+  for (long long c = threadIdx.x; c < cols; c += blockDim.x) {
+    double v = (ktune_ref_float(in[c]) - mean) * rstd * ktune_ref_float(w[c]);
+    if (!rms) v += ktune_ref_float(b[c]);
+    ref[blockIdx.x * cols + c] = (float)v;
+  }
 }

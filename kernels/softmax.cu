@@ -18,57 +18,18 @@
 // Both take (const T* x, T* y, long long rows, int cols); rows are cols elements apart, and
 // (cols * sizeof(T)) % VEC_BYTES == 0 so every row starts aligned for vector loads.
 #include "elementwise.cuh"
+#include "row_reduce.cuh"
 
 namespace softmax_detail {
 
 using namespace elementwise;
+using namespace row_reduce;
 
 constexpr float kLog2e = 1.4426950408889634f;
 __device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
 
 // exp(x - m) as exp2((x - m) * log2 e): one MUFU.EX2 per element.
 __device__ __forceinline__ float exp_minus(float x, float m) { return exp2f((x - m) * kLog2e); }
-
-template <typename T, int V, typename R>
-__device__ __forceinline__ void unpack(R raw, float* out) {
-  const T* e = reinterpret_cast<const T*>(&raw);
-#pragma unroll
-  for (int i = 0; i < V; ++i) out[i] = to_float(e[i]);
-}
-template <typename T, int V, typename R>
-__device__ __forceinline__ R pack(const float* in) {
-  R raw;
-  T* e = reinterpret_cast<T*>(&raw);
-#pragma unroll
-  for (int i = 0; i < V; ++i) e[i] = from_float<T>(in[i]);
-  return raw;
-}
-
-struct MaxOp {
-  __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
-};
-struct SumOp {
-  __device__ float operator()(float a, float b) const { return a + b; }
-};
-
-// Reduces over the GROUP threads of a row: shuffles within a warp, then (GROUP > 32) shared memory
-// across its warps. Every thread of the block must call it (it may synchronize the block).
-template <int GROUP, int GROUPS, typename Op>
-__device__ __forceinline__ float group_reduce(float v, Op op, float (*scratch)[GROUP > 32 ? GROUP / 32 : 1]) {
-#pragma unroll
-  for (int offset = (GROUP < 32 ? GROUP : 32) / 2; offset > 0; offset /= 2)
-    v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
-  if constexpr (GROUP > 32) {
-    const int group = threadIdx.x / GROUP, warp = (threadIdx.x % GROUP) / 32;
-    if (threadIdx.x % 32 == 0) scratch[group][warp] = v;
-    __syncthreads();
-    v = scratch[group][0];
-#pragma unroll
-    for (int w = 1; w < GROUP / 32; ++w) v = op(v, scratch[group][w]);
-    __syncthreads();  // scratch is reused by the next reduction
-  }
-  return v;
-}
 
 }  // namespace softmax_detail
 

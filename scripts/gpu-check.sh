@@ -116,8 +116,10 @@ if stage families; then
   if [[ -z ${KTUNE_SKIP_ODD:-} ]]; then
     timed add-odd add --n 1000003 --dtype fp16 --out "$out/results"
     timed softmax-odd softmax --rows 999 --cols 1023 --dtype bf16 --out "$out/results"
+    timed layernorm-odd layernorm --rows 999 --cols 1023 --dtype bf16 --out "$out/results"
+    timed rmsnorm-odd rmsnorm --rows 1001 --cols 3001 --dtype fp16 --out "$out/results"
   fi
-  for suite in ${KTUNE_FAMILY_SUITES:-memory-bound softmax-rows}; do
+  for suite in ${KTUNE_FAMILY_SUITES:-memory-bound softmax-rows norms}; do
     # shellcheck disable=SC2086
     timed "bench-$suite" bench "suites/$suite.json" --out "$out/results" --stem "bench-$suite" ${KTUNE_BENCH_ARGS:-}
     cat "$out/results/bench-$suite.md" >> "$summary" 2>/dev/null

@@ -9,8 +9,12 @@ namespace ktune {
 const KernelFamily& gemm_family();
 const KernelFamily& add_family();
 const KernelFamily& softmax_family();
+const KernelFamily& layernorm_family();
+const KernelFamily& rmsnorm_family();
 
-std::vector<const KernelFamily*> all_families() { return {&gemm_family(), &add_family(), &softmax_family()}; }
+std::vector<const KernelFamily*> all_families() {
+  return {&gemm_family(), &add_family(), &softmax_family(), &layernorm_family(), &rmsnorm_family()};
+}
 
 const KernelFamily& find_family(std::string_view name) {
   std::string known;

@@ -270,6 +270,10 @@ class Worker {
     if (r != CUDA_SUCCESS)
       return fmt::format("cannot raise dynamic shared memory to {} bytes: {}", l.shared_bytes,
                          cuda::driver_error_name(r));
+    // Clusters of more than 8 blocks (the portable limit) run only where a kernel opts in; H100
+    // takes 16. Where the device refuses, the launch itself fails and says so.
+    if (gpu_->device().cc_major >= 9)
+      (void)api.func_set_attribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
     return "";
   }
 

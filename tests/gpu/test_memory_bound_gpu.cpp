@@ -103,6 +103,31 @@ TEST(MemoryBoundGpu, SoftmaxMatchesItsReferenceOnEveryRowLengthKindEveryDtype) {
   EXPECT_TRUE(c.configs.count("softmax_looped"));
 }
 
+// Both norms on every row-length kind (one-vector rows, odd lengths that take 2-byte vectors, the
+// register kernel's longest rows, and the looped kernel's) in every dtype, both eps values.
+void check_norm(const std::string& family) {
+  std::vector<Problem> problems;
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 8},     {3, 7},    {257, 64},   {33, 1023},
+                                                           {65, 4096}, {7, 16384}, {5, 32769}, {3, 100002}};
+  for (const auto& [rows, cols] : shapes)
+    for (std::string dtype : {"fp16", "bf16", "fp32"})
+      problems.push_back({family, {{"rows", rows}, {"cols", cols}}, dtype, {{"eps", "1e-5"}}});
+  problems.push_back({family, {{"rows", 17}, {"cols", 2048}}, "fp16", {{"eps", "1e-6"}}});
+  Checked c = check_default_sweeps(family, problems);
+  EXPECT_TRUE(c.configs.count(family));
+  EXPECT_TRUE(c.configs.count(family + "_looped"));
+}
+
+TEST(MemoryBoundGpu, LayerNormMatchesItsReferenceOnEveryRowLengthKindEveryDtype) {
+  KTUNE_REQUIRE_GPU();
+  check_norm("layernorm");
+}
+
+TEST(MemoryBoundGpu, RmsNormMatchesItsReferenceOnEveryRowLengthKindEveryDtype) {
+  KTUNE_REQUIRE_GPU();
+  check_norm("rmsnorm");
+}
+
 // A kernel with a bug planted, compiled from `source` and run as a candidate: rejected as
 // incorrect (or as having written where it must not), never passed.
 void expect_rejected(const Problem& p, const std::string& source, const std::string& name, const Launch& launch) {
@@ -154,6 +179,56 @@ TEST(MemoryBoundGpu, APlantedWrongSoftmaxIsRejected) {
   l.block[0] = 128;
   l.grid[0] = (300 + 127) / 128;
   expect_rejected({"softmax", {{"rows", 300}, {"cols", 100}}, "fp32", {}}, source, "planted_softmax", l);
+}
+
+TEST(MemoryBoundGpu, APlantedWrongLayerNormIsRejected) {
+  KTUNE_REQUIRE_GPU();
+  // The unbiased variance (divided by cols - 1, as torch.var defaults to): rstd off by about
+  // 1 / (2 cols), 0.5% at 100 columns.
+  const std::string source = R"(
+    extern "C" __global__ void planted_layernorm(const float* x, const float* w, const float* b, float* y,
+                                                 float* mean_out, float* rstd_out, long long rows, int cols,
+                                                 float eps) {
+      long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+      if (r >= rows) return;
+      const float* in = x + r * cols;
+      float mean = 0;
+      for (int c = 0; c < cols; ++c) mean += in[c];
+      mean /= cols;
+      float var = 0;
+      for (int c = 0; c < cols; ++c) var += (in[c] - mean) * (in[c] - mean);
+      float rstd = rsqrtf(var / (cols - 1) + eps);
+      mean_out[r] = mean;
+      rstd_out[r] = rstd;
+      for (int c = 0; c < cols; ++c) y[r * cols + c] = (in[c] - mean) * rstd * w[c] + b[c];
+    })";
+  Launch l;
+  l.block[0] = 128;
+  l.grid[0] = (300 + 127) / 128;
+  expect_rejected({"layernorm", {{"rows", 300}, {"cols", 100}}, "fp32", {{"eps", "1e-5"}}}, source,
+                  "planted_layernorm", l);
+}
+
+TEST(MemoryBoundGpu, AnRmsNormThatForgetsItsStatisticsIsRejected) {
+  KTUNE_REQUIRE_GPU();
+  // Y is right, but rstd is never written (it stays poisoned): the statistics are outputs too.
+  const std::string source = R"(
+    extern "C" __global__ void planted_rmsnorm(const float* x, const float* w, const float* b, float* y,
+                                               float* mean_out, float* rstd_out, long long rows, int cols,
+                                               float eps) {
+      long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+      if (r >= rows) return;
+      const float* in = x + r * cols;
+      float squares = 0;
+      for (int c = 0; c < cols; ++c) squares += in[c] * in[c];
+      float rstd = rsqrtf(squares / cols + eps);
+      for (int c = 0; c < cols; ++c) y[r * cols + c] = in[c] * rstd * w[c];
+    })";
+  Launch l;
+  l.block[0] = 128;
+  l.grid[0] = (300 + 127) / 128;
+  expect_rejected({"rmsnorm", {{"rows", 300}, {"cols", 100}}, "fp32", {{"eps", "1e-5"}}}, source,
+                  "planted_rmsnorm", l);
 }
 
 }  // namespace

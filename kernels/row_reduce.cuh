@@ -1,0 +1,34 @@
+// Reductions over the threads that share a row, for the row-wise kernels (softmax, the norms): a
+// row belongs to a group of GROUP threads (a power of two), GROUPS groups to a block.
+#pragma once
+
+namespace row_reduce {
+
+struct MaxOp {
+  __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+struct SumOp {
+  __device__ float operator()(float a, float b) const { return a + b; }
+};
+
+// Reduces over the GROUP threads of a row: shuffles within a warp, then (GROUP > 32) shared memory
+// across its warps. Every thread of the block must call it (it may synchronize the block); every
+// thread of the group gets the result.
+template <int GROUP, int GROUPS, typename Op>
+__device__ __forceinline__ float group_reduce(float v, Op op, float (*scratch)[GROUP > 32 ? GROUP / 32 : 1]) {
+#pragma unroll
+  for (int offset = (GROUP < 32 ? GROUP : 32) / 2; offset > 0; offset /= 2)
+    v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  if constexpr (GROUP > 32) {
+    const int group = threadIdx.x / GROUP, warp = (threadIdx.x % GROUP) / 32;
+    if (threadIdx.x % 32 == 0) scratch[group][warp] = v;
+    __syncthreads();
+    v = scratch[group][0];
+#pragma unroll
+    for (int w = 1; w < GROUP / 32; ++w) v = op(v, scratch[group][w]);
+    __syncthreads();  // scratch is reused by the next reduction
+  }
+  return v;
+}
+
+}  // namespace row_reduce
