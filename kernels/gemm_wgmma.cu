@@ -87,6 +87,7 @@
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
+#include "hopper_async.cuh"
 #include "tile_order.cuh"
 
 // cuda.h's opaque tensor map, which NVRTC cannot include: 128 bytes, 64-byte aligned.
@@ -95,6 +96,8 @@ struct alignas(64) CUtensorMap {
 };
 
 namespace gemm_wgmma_detail {
+
+using namespace hopper_async;
 
 constexpr int SWIZZLE_ROW = 128;   // bytes in one row of a 128-byte-swizzled tile
 constexpr int SWIZZLE_ATOM = 1024; // 8 such rows: the period of the swizzle pattern
@@ -142,73 +145,6 @@ template <> struct Out<float> {
 __host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
 __host__ __device__ constexpr int imin(int a, int b) { return a < b ? a : b; }
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-// ---- mbarriers (shared::cta addresses) ----
-
-__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
-}
-
-// Counts as this thread's arrival and raises the bytes the current phase waits for.
-__device__ __forceinline__ void mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
-               : "memory");
-}
-
-__device__ __forceinline__ void mbar_arrive(unsigned bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-
-// Arrives on the mbarrier at the same shared offset in CTA `cta` of this cluster. The default
-// (CTA-scope) release suffices: what the arrival announces is that this warp's wgmma, which
-// wait_group has already retired, no longer read the stage. A cluster-scope release compiles
-// to a GPU-wide memory barrier (MEMBAR.ALL.GPU) per arrival: measured on an H200 at 4096^3, it
-// took the best clustered candidate from 0.93x to 0.65x of cuBLAS.
-__device__ __forceinline__ void mbar_arrive_cluster(unsigned bar, unsigned cta) {
-  asm volatile(
-      "{\n"
-      ".reg .b32 remote;\n"
-      "mapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
-      "}\n" ::"r"(bar),
-      "r"(cta)
-      : "memory");
-}
-
-// Every thread of every CTA in the cluster; orders memory (barrier inits, last remote arrivals).
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile(
-      "barrier.cluster.arrive.release.aligned;\n"
-      "barrier.cluster.wait.acquire.aligned;\n" ::
-          : "memory");
-}
-
-__device__ __forceinline__ unsigned cluster_rank() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-  return r;
-}
-
-// Returns once the phase of the given parity has completed. A fresh barrier is in phase 0, so
-// waiting for parity 1 returns at once: how the producer passes its first lap over empty stages.
-__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
-  unsigned done;
-  do {
-    asm volatile(
-        "{\n"
-        ".reg .pred p;\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n"
-        "}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-  } while (!done);
-}
-
 // ---- TMA ----
 
 // One box of a 2-D tensor map at element coordinates (c0 inner, c1 outer) into shared memory;
@@ -249,23 +185,6 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, unsigned sr
           reinterpret_cast<unsigned long long>(map)),
       "r"(src), "r"(c0), "r"(c1)
       : "memory");
-}
-__device__ __forceinline__ void bulk_commit() {
-  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
-}
-// Returns once this thread's bulk groups, all but the newest N, have finished reading shared
-// memory (the buffer may be rewritten; the global writes may still be in flight).
-template <int N>
-__device__ __forceinline__ void bulk_wait_read() {
-  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
-}
-// Returns once all this thread's bulk groups have completed.
-__device__ __forceinline__ void bulk_wait_all() {
-  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
-}
-// Makes this thread's ordinary shared-memory writes visible to the copy engine (async proxy).
-__device__ __forceinline__ void fence_proxy_async_shared() {
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 // Barrier `id` (1..15; 0 is __syncthreads) over `threads` threads: one consumer warpgroup.
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {

@@ -159,22 +159,21 @@ __global__ void __launch_bounds__(BLOCK)
 //     misses L2 once a few hundred rows are in flight).
 //     Launch: grid rows * CLUSTER (the cluster shape is compiled in), block BLOCK.
 //
+//   ktune_softmax_staged<T, COLS, BLOCK, CLUSTER>   (sm_90+)
+//     The same split of a row over a cluster, with each block's slice staged in shared memory by
+//     one bulk copy (the copy engine, not the threads, fetches it: a whole slice in flight per
+//     block) and written back from there by another. Rows whose bytes are a multiple of 16.
+//     Launch: grid rows * CLUSTER, block BLOCK, dynamic shared memory the slice's bytes.
+//
 // Compiled for sm_90 and newer only: the other kernels of this file must still build for sm_80,
 // where __cluster_dims__ is an error (configs/softmax_cluster.json says min_arch 90).
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 
+#include "hopper_async.cuh"
+
 namespace softmax_detail {
 
-__device__ __forceinline__ unsigned cluster_rank() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-  return r;
-}
-
-// Every thread of every block of the cluster; release/acquire orders the shared-memory partials.
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-}
+using namespace hopper_async;
 
 // The float at the same shared-memory address in block `rank` of this cluster.
 __device__ __forceinline__ float load_from_block(const float* local, unsigned rank) {
@@ -258,6 +257,87 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
       out[i] = pack<T, V, R>(v[k]);
     }
   }
+}
+
+template <typename T, int COLS, int BLOCK, int CLUSTER>
+__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
+    ktune_softmax_staged(const T* __restrict__ x, T* __restrict__ y, long long rows, int cols) {
+  using namespace softmax_detail;
+  using R = uint4;
+  constexpr int V = 16 / sizeof(T);
+  constexpr int VECS = COLS / V;
+  constexpr int SLICE = (VECS + CLUSTER - 1) / CLUSTER;  // 16-byte vectors per block
+  static_assert(COLS % V == 0, "rows are whole 16-byte vectors");
+  extern __shared__ R slice[];
+  __shared__ float scratch[1][BLOCK > 32 ? BLOCK / 32 : 1];
+  __shared__ float partial[2];
+  __shared__ alignas(8) unsigned long long loaded;
+
+  const unsigned rank = cluster_rank();
+  const long long row = blockIdx.x / CLUSTER;
+  const int first = rank * SLICE;
+  const int count = first < VECS ? (first + SLICE < VECS ? SLICE : VECS - first) : 0;
+  const unsigned bar = smem_addr(&loaded), buffer = smem_addr(slice);
+  const R* in = reinterpret_cast<const R*>(x + row * COLS) + first;
+  R* out = reinterpret_cast<R*>(y + row * COLS) + first;
+
+  if (threadIdx.x == 0) {
+    mbar_init(bar, 1);
+    fence_mbarrier_init();
+    if (count > 0) {
+      mbar_arrive_expect_tx(bar, count * 16u);
+      bulk_load(buffer, in, count * 16u, bar);
+    } else {
+      mbar_arrive(bar);
+    }
+  }
+  __syncthreads();
+  mbar_wait(bar, 0);
+
+  float m = neg_inf();
+  for (int i = threadIdx.x; i < count; i += BLOCK) {
+    float v[V];
+    unpack<T, V>(slice[i], v);
+#pragma unroll
+    for (int j = 0; j < V; ++j) m = fmaxf(m, v[j]);
+  }
+  m = group_reduce<BLOCK, 1>(m, MaxOp{}, scratch);
+  if (threadIdx.x == 0) partial[0] = m;
+  cluster_sync();
+#pragma unroll
+  for (int r = 0; r < CLUSTER; ++r) m = fmaxf(m, load_from_block(&partial[0], r));
+
+  float s = 0;
+  for (int i = threadIdx.x; i < count; i += BLOCK) {
+    float v[V];
+    unpack<T, V>(slice[i], v);
+#pragma unroll
+    for (int j = 0; j < V; ++j) s += exp_minus(v[j], m);
+  }
+  s = group_reduce<BLOCK, 1>(s, SumOp{}, scratch);
+  if (threadIdx.x == 0) partial[1] = s;
+  cluster_sync();
+  s = 0;
+#pragma unroll
+  for (int r = 0; r < CLUSTER; ++r) s += load_from_block(&partial[1], r);  // the same order in every block
+  const float inv = 1.0f / s;
+
+  for (int i = threadIdx.x; i < count; i += BLOCK) {
+    float v[V];
+    unpack<T, V>(slice[i], v);
+#pragma unroll
+    for (int j = 0; j < V; ++j) v[j] = exp_minus(v[j], m) * inv;
+    slice[i] = pack<T, V, R>(v);
+  }
+  fence_proxy_async_shared();  // the threads' writes, visible to the copy engine
+  __syncthreads();
+  if (threadIdx.x == 0 && count > 0) {
+    bulk_store(out, buffer, count * 16u);
+    bulk_commit();
+    bulk_wait_read<0>();  // the slice must stay until the copy engine has read it
+  }
+  // No block may exit (and free its shared memory) while another still reads its partials.
+  cluster_sync();
 }
 
 #endif  // sm_90+
