@@ -9,6 +9,10 @@
 //   ktune_ref_norm<T>(x, w, b, ref, mean, rstd, rows, cols, eps, rms)
 //                                             one block per row, fp64 two-pass statistics:
 //                                             LayerNorm (rms 0) or RMSNorm (rms 1, b unused)
+//   ktune_ref_layernorm_bwd_dx<T>(x, w, dy, mean, rstd, ref, rows, cols)
+//                                             one block per row, fp64 row sums
+//   ktune_ref_layernorm_bwd_dwdb<T>(x, dy, mean, rstd, dw, db, rows, cols)
+//                                             one thread per column, fp64 sums over the rows
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -79,4 +83,44 @@ __global__ void ktune_ref_norm(const T* x, const T* w, const T* b, float* ref, f
     if (!rms) v += ktune_ref_float(b[c]);
     ref[blockIdx.x * cols + c] = (float)v;
   }
+}
+
+// Launch: grid (rows), block (256). xhat = (x - mean) * rstd, g = w * dy:
+// dx = (g - (xhat * mean(g * xhat) + mean(g))) * rstd.
+template <typename T>
+__global__ void ktune_ref_layernorm_bwd_dx(const T* x, const T* w, const T* dy, const float* mean, const float* rstd,
+                                           float* ref, long long rows, long long cols) {
+  __shared__ double scratch[256];
+  const long long base = blockIdx.x * cols;
+  const double mu = mean[blockIdx.x], rs = rstd[blockIdx.x];
+  const auto sum = [](double a, double b) { return a + b; };
+  double gx = 0, g = 0;
+  for (long long c = threadIdx.x; c < cols; c += blockDim.x) {
+    const double gc = (double)ktune_ref_float(w[c]) * ktune_ref_float(dy[base + c]);
+    gx += gc * ((ktune_ref_float(x[base + c]) - mu) * rs);
+    g += gc;
+  }
+  const double c1 = ktune_ref_block_reduce(gx, scratch, sum) / cols;
+  const double c2 = ktune_ref_block_reduce(g, scratch, sum) / cols;
+  for (long long c = threadIdx.x; c < cols; c += blockDim.x) {
+    const double xhat = (ktune_ref_float(x[base + c]) - mu) * rs;
+    const double gc = (double)ktune_ref_float(w[c]) * ktune_ref_float(dy[base + c]);
+    ref[base + c] = (float)((gc - (xhat * c1 + c2)) * rs);
+  }
+}
+
+// Launch: one thread per column. dw = sum over rows of dy * xhat, db = sum over rows of dy.
+template <typename T>
+__global__ void ktune_ref_layernorm_bwd_dwdb(const T* x, const T* dy, const float* mean, const float* rstd, float* dw,
+                                             float* db, long long rows, long long cols) {
+  const long long c = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (c >= cols) return;
+  double sw = 0, sb = 0;
+  for (long long r = 0; r < rows; ++r) {
+    const double d = ktune_ref_float(dy[r * cols + c]);
+    sw += d * ((ktune_ref_float(x[r * cols + c]) - (double)mean[r]) * rstd[r]);
+    sb += d;
+  }
+  dw[c] = (float)sw;
+  db[c] = (float)sb;
 }

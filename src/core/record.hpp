@@ -61,6 +61,17 @@ struct ErrorStats {
   int64_t mismatches = 0;    // elements with |out-ref| > atol + rtol*|ref|
 };
 
+// The worse of two comparisons, field by field, for a family with several outputs (a norm's Y and
+// its statistics): the candidate passes only if every output does.
+inline ErrorStats worst_of(ErrorStats a, const ErrorStats& b) {
+  a.max_abs = a.max_abs > b.max_abs ? a.max_abs : b.max_abs;
+  a.max_rel = a.max_rel > b.max_rel ? a.max_rel : b.max_rel;
+  a.norm_rel = a.norm_rel > b.norm_rel ? a.norm_rel : b.norm_rel;
+  a.nonfinite += b.nonfinite;
+  a.mismatches += b.mismatches;
+  return a;
+}
+
 // An operand handed to the kernel as a TMA descriptor instead of a pointer (Hopper kernels): the
 // worker encodes it over the operand's whole matrix with this box and swizzle.
 struct TensorMapSpec {

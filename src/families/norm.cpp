@@ -66,15 +66,6 @@ struct CudnnNormBaseline {
   }
 };
 
-ErrorStats worst(ErrorStats a, const ErrorStats& b) {
-  a.max_abs = std::max(a.max_abs, b.max_abs);
-  a.max_rel = std::max(a.max_rel, b.max_rel);
-  a.norm_rel = std::max(a.norm_rel, b.norm_rel);
-  a.nonfinite += b.nonfinite;
-  a.mismatches += b.mismatches;
-  return a;
-}
-
 class NormWorkload : public Workload {
  public:
   NormWorkload(CudnnNormKind kind, const Problem& p, GpuContext& gpu, uint64_t seed)
@@ -121,11 +112,11 @@ class NormWorkload : public Workload {
     ErrorStats out = gpu_.compare(y_, dtype_, ref_, rows_ * cols_, t.atol, t.rtol);
     ErrorStats rstd = gpu_.compare(rstd_, "fp32", ref_rstd_, rows_, kStatsAtol, kStatsRtol);
     rstd.norm_rel = 0;  // the statistics' elementwise bound is the stricter one
-    out = worst(out, rstd);
+    out = worst_of(out, rstd);
     if (mean_) {
       ErrorStats mean = gpu_.compare(mean_, "fp32", ref_mean_, rows_, kStatsAtol, kStatsRtol);
       mean.norm_rel = 0;
-      out = worst(out, mean);
+      out = worst_of(out, mean);
     }
     return out;
   }

@@ -11,9 +11,11 @@ const KernelFamily& add_family();
 const KernelFamily& softmax_family();
 const KernelFamily& layernorm_family();
 const KernelFamily& rmsnorm_family();
+const KernelFamily& layernorm_backward_family();
 
 std::vector<const KernelFamily*> all_families() {
-  return {&gemm_family(), &add_family(), &softmax_family(), &layernorm_family(), &rmsnorm_family()};
+  return {&gemm_family(), &add_family(), &softmax_family(), &layernorm_family(), &rmsnorm_family(),
+          &layernorm_backward_family()};
 }
 
 const KernelFamily& find_family(std::string_view name) {

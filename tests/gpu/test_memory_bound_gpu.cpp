@@ -94,7 +94,8 @@ TEST(MemoryBoundGpu, SoftmaxMatchesItsReferenceOnEveryRowLengthKindEveryDtype) {
   KTUNE_REQUIRE_GPU();
   std::vector<Problem> problems;
   const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 1},     {3, 7},      {257, 64},  {33, 1023},
-                                                           {5, 4096},  {7, 32769},  {2, 100002}, {3, 262144}};
+                                                           {5, 4096},  {7, 32769},  {2, 100002}, {3, 131080},
+                                                           {3, 262144}};
   for (const auto& [rows, cols] : shapes)
     for (std::string dtype : {"fp16", "bf16", "fp32"})
       problems.push_back({"softmax", {{"rows", rows}, {"cols", cols}}, dtype, {}});
@@ -126,6 +127,20 @@ TEST(MemoryBoundGpu, LayerNormMatchesItsReferenceOnEveryRowLengthKindEveryDtype)
 TEST(MemoryBoundGpu, RmsNormMatchesItsReferenceOnEveryRowLengthKindEveryDtype) {
   KTUNE_REQUIRE_GPU();
   check_norm("rmsnorm");
+}
+
+TEST(MemoryBoundGpu, LayerNormBackwardMatchesItsReferenceOnRaggedShapesEveryDtype) {
+  KTUNE_REQUIRE_GPU();
+  std::vector<Problem> problems;
+  // One-vector rows, odd lengths, the longest rows, and more rows than the grid has blocks (the
+  // weight gradients' partials from every block, added up by the last to arrive).
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 8},     {3, 7},     {257, 64},  {33, 1023},
+                                                           {65, 4096}, {7, 16384}, {5, 16382}, {4099, 1030}};
+  for (const auto& [rows, cols] : shapes)
+    for (std::string dtype : {"fp16", "bf16", "fp32"})
+      problems.push_back({"layernorm_backward", {{"rows", rows}, {"cols", cols}}, dtype, {}});
+  Checked c = check_default_sweeps("layernorm_backward", problems);
+  EXPECT_TRUE(c.configs.count("layernorm_backward"));
 }
 
 // A kernel with a bug planted, compiled from `source` and run as a candidate: rejected as
@@ -229,6 +244,40 @@ TEST(MemoryBoundGpu, AnRmsNormThatForgetsItsStatisticsIsRejected) {
   l.grid[0] = (300 + 127) / 128;
   expect_rejected({"rmsnorm", {{"rows", 300}, {"cols", 100}}, "fp32", {{"eps", "1e-5"}}}, source,
                   "planted_rmsnorm", l);
+}
+
+TEST(MemoryBoundGpu, APlantedWrongLayerNormBackwardIsRejected) {
+  KTUNE_REQUIRE_GPU();
+  // dX without the mean(g) term (the gradient through the mean forgotten); dW and dB are right.
+  const std::string source = R"(
+    extern "C" __global__ void planted_layernorm_bwd(const float* x, const float* w, const float* dy,
+                                                     const float* mean, const float* rstd, float* dx, float* dw,
+                                                     float* db, float* acc, unsigned* arrivals, long long rows,
+                                                     int cols) {
+      long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+      if (r < rows) {
+        float gx = 0;
+        for (int c = 0; c < cols; ++c) gx += w[c] * dy[r * cols + c] * (x[r * cols + c] - mean[r]) * rstd[r];
+        for (int c = 0; c < cols; ++c) {
+          float xhat = (x[r * cols + c] - mean[r]) * rstd[r];
+          dx[r * cols + c] = (w[c] * dy[r * cols + c] - xhat * gx / cols) * rstd[r];
+        }
+      }
+      if (r < cols) {
+        float sw = 0, sb = 0;
+        for (long long i = 0; i < rows; ++i) {
+          sw += dy[i * cols + r] * (x[i * cols + r] - mean[i]) * rstd[i];
+          sb += dy[i * cols + r];
+        }
+        dw[r] = sw;
+        db[r] = sb;
+      }
+    })";
+  Launch l;
+  l.block[0] = 128;
+  l.grid[0] = (300 + 127) / 128;
+  expect_rejected({"layernorm_backward", {{"rows", 300}, {"cols", 100}}, "fp32", {}}, source,
+                  "planted_layernorm_bwd", l);
 }
 
 }  // namespace
