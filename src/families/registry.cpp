@@ -9,8 +9,11 @@ namespace ktune {
 const KernelFamily& gemm_family();
 const KernelFamily& add_family();
 const KernelFamily& softmax_family();
+const KernelFamily& bias_gelu_dropout_family();
 
-std::vector<const KernelFamily*> all_families() { return {&gemm_family(), &add_family(), &softmax_family()}; }
+std::vector<const KernelFamily*> all_families() {
+  return {&gemm_family(), &add_family(), &softmax_family(), &bias_gelu_dropout_family()};
+}
 
 const KernelFamily& find_family(std::string_view name) {
   std::string known;
