@@ -13,8 +13,13 @@
 //                                             one block per row, fp64 row sums
 //   ktune_ref_layernorm_bwd_dwdb<T>(x, dy, mean, rstd, dw, db, rows, cols)
 //                                             one thread per column, fp64 sums over the rows
+//   ktune_ref_bias_gelu_dropout<T>(x, bias, ref, rows, cols, p, seed)
+//                                             one element per thread, fp64 GELU (erf form); the
+//                                             mask from its own cuRAND Philox call per element,
+//                                             by the rule in kernels/bias_gelu_dropout.cu
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <curand_philox4x32_x.h>
 
 __device__ __forceinline__ float ktune_ref_float(float x) { return x; }
 __device__ __forceinline__ float ktune_ref_float(__half x) { return __half2float(x); }
@@ -123,4 +128,25 @@ __global__ void ktune_ref_layernorm_bwd_dwdb(const T* x, const T* dy, const floa
   }
   dw[c] = (float)sw;
   db[c] = (float)sb;
+}
+// Launch: any grid (it strides), any block. The mask rule, restated here on purpose: element i
+// keeps iff word (i % 4) of Philox4x32-10(counter {lo32(i/4), hi32(i/4), 0, 0}, key {lo32(seed),
+// hi32(seed)}) >= (uint32)(p * 2^32). One Philox call per element (four times the work of a
+// candidate's, and sharing none of its indexing).
+template <typename T>
+__global__ void ktune_ref_bias_gelu_dropout(const T* x, const T* bias, float* ref, long long rows, long long cols,
+                                            float p, unsigned long long seed) {
+  const unsigned long long threshold = (unsigned long long)((double)p * 4294967296.0);
+  const double scale = 1.0 / (1.0 - (double)p);
+  const long long n = rows * cols;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    const unsigned long long group = (unsigned long long)i >> 2;
+    const uint4 r = curand_Philox4x32_10(make_uint4((unsigned)group, (unsigned)(group >> 32), 0u, 0u),
+                                         make_uint2((unsigned)seed, (unsigned)(seed >> 32)));
+    const unsigned w = (i & 3) == 0 ? r.x : (i & 3) == 1 ? r.y : (i & 3) == 2 ? r.z : r.w;
+    const bool keep = w >= threshold;
+    const double z = (double)ktune_ref_float(x[i]) + (double)ktune_ref_float(bias[i % cols]);
+    const double gelu = 0.5 * z * (1.0 + erf(z * 0.70710678118654752440));
+    ref[i] = keep ? (float)(gelu * scale) : 0.0f;
+  }
 }

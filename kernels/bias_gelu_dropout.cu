@@ -1,0 +1,155 @@
+// bias_gelu_dropout.cu — Y = dropout(GELU(X + bias)) over a row-major rows x cols tensor of T
+// (float, __half, __nv_bfloat16), bias (cols elements) broadcast over the rows: the epilogue of a
+// transformer's first MLP linear layer in training, fused so the tensor is read once and written
+// once. Math in fp32, rounded once to T:
+//
+//   z = float(x) + float(bias[col])
+//   g = z * 0.5 * (1 + erf(z / sqrt(2)))              exact GELU, PyTorch's default formula
+//   y = keep ? g * (1 / (1 - p)) : 0
+//
+// The dropout mask (the rule ktune's reference and host tests implement on their own):
+//   element i (flat index, row * cols + col) takes 32-bit word (i % 4) of
+//     Philox4x32-10(counter = {lo32(i / 4), hi32(i / 4), 0, 0}, key = {lo32(seed), hi32(seed)})
+//   (cuRAND's curand_Philox4x32_10, words in the order x, y, z, w), and is kept iff
+//     word >= threshold,  threshold = (uint32) floor(p * 2^32)
+//   with p as the float the kernel is passed (p * 2^32 is exact in fp32: a power-of-two scale).
+//   So an element is dropped with probability threshold / 2^32 = p to within 2^-32, and the mask
+//   depends on (seed, i) alone: never on the block size, vector width, grid or dtype.
+//
+// Work is done in chunks of CHUNK = max(V, 4) consecutive elements (V = VEC_BYTES / sizeof(T)):
+// one Philox call gives the words of 4 elements, so a chunk needs CHUNK / 4 calls and none is
+// wasted. A chunk of a narrow vector (V < 4, only where the row length rules wider ones out) is
+// 4 / V vectors that may span rows; a wider one is one vector inside one row. The last n % CHUNK
+// elements are done one at a time by the first threads of block 0.
+//
+// Launch: BLOCK threads; grid cdiv(cdiv(n, CHUNK), BLOCK * ITEMS) blocks, or with GRID_STRIDE a
+// fixed number of blocks (BLOCKS_PER_SM per SM) that stride over the tensor.
+//
+// Tunables:
+//   VEC_BYTES     bytes per load and store of X and Y (2, 4, 8, 16); (cols * sizeof(T)) % VEC_BYTES
+//                 must be 0 so that a vector never crosses a row and bias loads stay aligned.
+//   ITEMS         chunks per thread per step, all loaded before any is computed: bytes in flight.
+//   BLOCK         threads per block.
+//   GRID_STRIDE   0: one step per block, as many blocks as steps; 1: a persistent grid.
+//   STREAMING     1: X loads and Y stores with the evict-first hint (ld.global.cs / st.global.cs);
+//                 bias is loaded plainly either way, since every row reads it again.
+//
+// Arguments: const T* x, const T* bias, T* y, long long rows, int cols, float p (0 <= p < 1),
+// unsigned long long seed.
+#include <curand_philox4x32_x.h>
+
+#include "elementwise.cuh"
+
+namespace bgd_detail {
+
+using namespace elementwise;
+
+template <int STREAMING, typename R>
+__device__ __forceinline__ R load(const R* p) {
+  if constexpr (STREAMING) return __ldcs(p);
+  else return *p;
+}
+template <int STREAMING, typename R>
+__device__ __forceinline__ void store(R* p, R v) {
+  if constexpr (STREAMING) __stcs(p, v);
+  else *p = v;
+}
+
+// The four words of Philox group g (flat elements 4g .. 4g+3).
+__device__ __forceinline__ uint4 philox_group(unsigned long long g, unsigned long long seed) {
+  return curand_Philox4x32_10(make_uint4((unsigned)g, (unsigned)(g >> 32), 0u, 0u),
+                              make_uint2((unsigned)seed, (unsigned)(seed >> 32)));
+}
+__device__ __forceinline__ unsigned word(const uint4& r, int k) {
+  return k == 0 ? r.x : k == 1 ? r.y : k == 2 ? r.z : r.w;
+}
+
+// What one element becomes, given its input, its bias and its Philox word.
+__device__ __forceinline__ float bias_gelu_dropout(float x, float b, unsigned w, unsigned threshold, float scale) {
+  const float z = x + b;
+  const float g = z * 0.5f * (1.0f + erff(z * 0.70710678118654752f));
+  return w >= threshold ? g * scale : 0.0f;
+}
+
+}  // namespace bgd_detail
+
+template <typename T, int VEC_BYTES, int ITEMS, int BLOCK, int GRID_STRIDE, int STREAMING>
+__global__ void __launch_bounds__(BLOCK)
+    ktune_bias_gelu_dropout(const T* __restrict__ x, const T* __restrict__ bias, T* __restrict__ y, long long rows,
+                            int cols, float p, unsigned long long seed) {
+  using namespace bgd_detail;
+  using R = typename Raw<VEC_BYTES>::type;
+  constexpr int V = VEC_BYTES / sizeof(T);
+  static_assert(V >= 1 && VEC_BYTES % sizeof(T) == 0, "a vector holds whole elements");
+  static_assert(V <= 4 || V % 4 == 0, "a wide vector holds whole Philox groups");
+  constexpr int CHUNK = V > 4 ? V : 4;  // elements per chunk: whole Philox groups
+  constexpr int VECS = CHUNK / V;       // vectors per chunk
+  constexpr int GROUPS = CHUNK / 4;     // Philox calls per chunk
+
+  const unsigned threshold = __float2uint_rz(p * 4294967296.0f);
+  const float scale = 1.0f / (1.0f - p);
+  const long long n = rows * cols;
+  const long long chunks = n / CHUNK;
+  const R* xv = reinterpret_cast<const R*>(x);
+  const R* bv = reinterpret_cast<const R*>(bias);
+  R* yv = reinterpret_cast<R*>(y);
+
+  constexpr long long kStep = (long long)BLOCK * ITEMS;  // chunks per block per step
+  const long long stride = GRID_STRIDE ? (long long)gridDim.x * kStep : chunks;
+  // The column of a thread's chunk, advanced from item to item by the columns BLOCK chunks span
+  // (one 64-bit remainder per step, not per chunk).
+  const int item_cols = (int)(((long long)BLOCK * CHUNK) % cols);
+  for (long long base = blockIdx.x * kStep; base < chunks; base += stride) {
+    R rx[ITEMS][VECS], rb[ITEMS][VECS];
+    int col = (int)((unsigned long long)((base + threadIdx.x) * CHUNK) % (unsigned)cols);
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const long long c = base + (long long)i * BLOCK + threadIdx.x;
+      if (c < chunks) {
+        // The column of the chunk's vector k: a narrow chunk may wrap into the next row (or, for
+        // cols < 4, rows), but never by more than one row a vector, since V divides cols.
+        int vc = col;
+#pragma unroll
+        for (int k = 0; k < VECS; ++k) {
+          rx[i][k] = load<STREAMING>(xv + c * VECS + k);
+          rb[i][k] = bv[vc / V];
+          vc += V;
+          if (vc >= cols) vc -= cols;
+        }
+      }
+      col += item_cols;
+      if (col >= cols) col -= cols;
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const long long c = base + (long long)i * BLOCK + threadIdx.x;
+      if (c < chunks) {
+        uint4 words[GROUPS];
+#pragma unroll
+        for (int g = 0; g < GROUPS; ++g) words[g] = philox_group((unsigned long long)c * GROUPS + g, seed);
+#pragma unroll
+        for (int k = 0; k < VECS; ++k) {
+          const T* ex = reinterpret_cast<const T*>(&rx[i][k]);
+          const T* eb = reinterpret_cast<const T*>(&rb[i][k]);
+          R out;
+          T* ey = reinterpret_cast<T*>(&out);
+#pragma unroll
+          for (int j = 0; j < V; ++j) {
+            const int e = k * V + j;  // the element's place in its chunk
+            ey[j] = from_float<T>(bias_gelu_dropout(to_float(ex[j]), to_float(eb[j]), word(words[e / 4], e % 4),
+                                                    threshold, scale));
+          }
+          store<STREAMING>(yv + c * VECS + k, out);
+        }
+      }
+    }
+  }
+  // The tail: fewer than CHUNK elements (only V < 4 leaves one: n is a multiple of V), one per
+  // thread of the first block.
+  const long long t = chunks * CHUNK + threadIdx.x;
+  if (blockIdx.x == 0 && t < n) {
+    const uint4 r = philox_group((unsigned long long)t / 4, seed);
+    y[t] = from_float<T>(bias_gelu_dropout(to_float(x[t]), to_float(bias[t % cols]), word(r, (int)(t % 4)),
+                                           threshold, scale));
+  }
+}

@@ -1,0 +1,64 @@
+// The bias_gelu_dropout family's dropout rule on the host: the dropout probability as the kernels
+// get it (a float parsed from the problem's `p` option), the keep threshold, and which elements a
+// seed keeps. kernels/bias_gelu_dropout.cu states the rule; this is its host twin, built on the
+// same cuRAND Philox4x32-10 header (compiled for the host), so tests can check the header against
+// Random123's known answers and a kernel's mask element by element.
+#pragma once
+
+#include <vector_types.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "util/error.hpp"
+
+#ifndef QUALIFIERS
+#define QUALIFIERS static inline
+#define KTUNE_DROPOUT_RNG_QUALIFIERS
+#endif
+#include <curand_philox4x32_x.h>
+#ifdef KTUNE_DROPOUT_RNG_QUALIFIERS
+#undef QUALIFIERS
+#undef KTUNE_DROPOUT_RNG_QUALIFIERS
+#endif
+
+namespace ktune::dropout {
+
+// "0.1" -> 0.1f. ConfigError unless the whole text is a number in [0, 1).
+inline float parse_p(const std::string& text) {
+  size_t used = 0;
+  float p = 0;
+  try {
+    p = std::stof(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !(p >= 0.0f && p < 1.0f))
+    throw ConfigError("dropout probability p must be a number in [0, 1) (got '" + text + "')");
+  return p;
+}
+
+// An element is kept iff its Philox word >= threshold(p) = floor(p * 2^32); p * 2^32 is exact in
+// fp32 (a power-of-two scale), so the kernels' __float2uint_rz(p * 2^32f) is the same number.
+inline uint32_t threshold(float p) { return static_cast<uint32_t>(std::ldexp(static_cast<double>(p), 32)); }
+
+// Philox4x32-10 of one counter and key, as cuRAND computes it on the device.
+inline std::array<uint32_t, 4> philox4x32_10(std::array<uint32_t, 4> counter, std::array<uint32_t, 2> key) {
+  const uint4 r = curand_Philox4x32_10(uint4{counter[0], counter[1], counter[2], counter[3]}, uint2{key[0], key[1]});
+  return {r.x, r.y, r.z, r.w};
+}
+
+// The word of flat element i: word (i % 4) of Philox4x32-10({lo32(i/4), hi32(i/4), 0, 0},
+// {lo32(seed), hi32(seed)}).
+inline uint32_t element_word(uint64_t seed, uint64_t i) {
+  const uint64_t g = i / 4;
+  return philox4x32_10({static_cast<uint32_t>(g), static_cast<uint32_t>(g >> 32), 0, 0},
+                       {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)})[i % 4];
+}
+
+inline bool keeps(uint64_t seed, uint64_t i, uint32_t threshold) { return element_word(seed, i) >= threshold; }
+
+}  // namespace ktune::dropout
