@@ -8,7 +8,8 @@
 //                                             ref = exp(x - max) / sum(exp(x - max))
 //   ktune_ref_norm<T>(x, w, b, ref, mean, rstd, rows, cols, eps, rms)
 //                                             one block per row, fp64 two-pass statistics:
-//                                             LayerNorm (rms 0) or RMSNorm (rms 1, b unused)
+//                                             LayerNorm (rms 0; b may be null) or RMSNorm
+//                                             (rms 1, b unused)
 //   ktune_ref_layernorm_bwd_dx<T>(x, w, dy, mean, rstd, ref, rows, cols)
 //                                             one block per row, fp64 row sums
 //   ktune_ref_layernorm_bwd_dwdb<T>(x, dy, mean, rstd, dw, db, rows, cols)
@@ -85,7 +86,7 @@ __global__ void ktune_ref_norm(const T* x, const T* w, const T* b, float* ref, f
   }
   for (long long c = threadIdx.x; c < cols; c += blockDim.x) {
     double v = (ktune_ref_float(in[c]) - mean) * rstd * ktune_ref_float(w[c]);
-    if (!rms) v += ktune_ref_float(b[c]);
+    if (!rms && b) v += ktune_ref_float(b[c]);  // b null: LayerNorm without a bias
     ref[blockIdx.x * cols + c] = (float)v;
   }
 }

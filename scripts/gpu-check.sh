@@ -48,7 +48,9 @@ export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-/tmp/ktune-gpu-check-cache}
 
 # GPU tests (kernels vs cuBLAS over dtypes/layouts/ragged shapes, planted faults, timing sanity).
 if stage tests; then
-  ctest --test-dir build-gpu -L gpu --output-on-failure > "$out/logs/gpu-tests.log" 2>&1
+  # KTUNE_GPU_TEST_REGEX: only the GPU tests whose names match (ctest -R), e.g. "MemoryBound".
+  ctest --test-dir build-gpu -L gpu ${KTUNE_GPU_TEST_REGEX:+-R "$KTUNE_GPU_TEST_REGEX"} --output-on-failure \
+    > "$out/logs/gpu-tests.log" 2>&1
   say "gpu tests: exit $? — $(grep -E 'tests passed|tests failed' "$out/logs/gpu-tests.log")"
 fi
 
@@ -119,7 +121,7 @@ if stage families; then
     timed layernorm-odd layernorm --rows 999 --cols 1023 --dtype bf16 --out "$out/results"
     timed rmsnorm-odd rmsnorm --rows 1001 --cols 3001 --dtype fp16 --out "$out/results"
   fi
-  for suite in ${KTUNE_FAMILY_SUITES:-memory-bound softmax-rows norms}; do
+  for suite in ${KTUNE_FAMILY_SUITES:-memory-bound softmax-rows norms layernorm-backward bias-gelu-dropout}; do
     # shellcheck disable=SC2086
     timed "bench-$suite" bench "suites/$suite.json" --out "$out/results" --stem "bench-$suite" ${KTUNE_BENCH_ARGS:-}
     cat "$out/results/bench-$suite.md" >> "$summary" 2>/dev/null
