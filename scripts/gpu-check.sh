@@ -7,7 +7,9 @@
 # KTUNE_GPU_STAGES picks stages (default: tests,gemm,report,bench): tests, gemm, report, bench,
 # anchors (issue 3's shape suites in bf16 and fp16, tuned and measured by one `ktune bench` each;
 # anchors-bf16 or anchors-fp16 for one of them), families (the memory-bound families' suites next to
-# Triton and PyTorch; KTUNE_TRITON_CASES picks the Triton cases, default all)
+# Triton and PyTorch; KTUNE_FAMILY_SUITES picks the suites, KTUNE_TRITON_CASES the Triton cases,
+# KTUNE_NCU_PICKS the problems ncu times again, as SUITE:I,J..., KTUNE_SKIP_ODD and KTUNE_SKIP_NCU
+# skip the odd-size subcommands and ncu),
 # dtypes (fp8 and TF32 at 4096^3 and 8192^3), suite-NAME (any suites/NAME.json) and verify-results
 # (scripts/verify-bench.py over the committed results/h100 bench files). The cache lives in
 # $KTUNE_CACHE_DIR (default /tmp/ktune-gpu-check-cache), so stages split over calls on a machine
@@ -127,10 +129,16 @@ if stage families; then
     cat "$out/results/bench-$suite.md" >> "$summary" 2>/dev/null
     grep -E "^(error|warning)" "$out/logs/bench-$suite.log" | head -n 20 | tee -a "$summary"
   done
-  # ncu's kernel durations against ktune's medians for three softmax rows of the sweep just run.
+  # ncu's kernel durations against ktune's medians for problems of the suites just run:
+  # KTUNE_NCU_PICKS lists SUITE:INDEX,INDEX... (suites whose bench did not run are skipped).
   if [[ -z ${KTUNE_SKIP_NCU:-} ]]; then
-    python3 scripts/ncu_memory_bound.py "$ktune" "$out/results/bench-softmax-rows.json" "$out/results/ncu" 7 9 12 \
-      > "$out/logs/ncu-memory-bound.log" 2>&1
+    for pick in ${KTUNE_NCU_PICKS:-softmax-rows:7,9,12 norms:0,6,12,18}; do
+      suite=${pick%%:*}
+      [[ -f $out/results/bench-$suite.json ]] || continue
+      # shellcheck disable=SC2046  # the indices are words
+      python3 scripts/ncu_memory_bound.py "$ktune" "$out/results/bench-$suite.json" "$out/results/ncu-$suite" \
+        $(tr ',' ' ' <<< "${pick#*:}") >> "$out/logs/ncu-memory-bound.log" 2>&1
+    done
     grep ncu-check "$out/logs/ncu-memory-bound.log" | tee -a "$summary"
   fi
   t0=$(date +%s.%N)

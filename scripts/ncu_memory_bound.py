@@ -33,8 +33,11 @@ def ktune_median(entry, role):
 
 for i in picks or range(len(problems)):
     entry = problems[i]
-    q = entry["problem"]  # {family, dims, dtype[, options]} -> a suite entry
-    p = {"family": q["family"], **q["dims"], "dtype": q["dtype"], **q.get("options", {})}
+    # {family, dims, dtype, option: value...} -> a suite entry: the family's options (eps, p,
+    # seed, layout) sit beside dims as their own keys.
+    q = entry["problem"]
+    options = {k: v for k, v in q.items() if k not in ("family", "dims", "dtype")}
+    p = {"family": q["family"], **q["dims"], "dtype": q["dtype"], **options}
     one = os.path.join(OUT, f"ncu-{i}.json")
     json.dump({"name": f"ncu-{i}", "problems": [p]}, open(one, "w"))
     cmd = ["ncu", "--target-processes", "all", "--clock-control", "none", "--cache-control", "all",
