@@ -162,11 +162,12 @@ __global__ void __launch_bounds__(BLOCK)
 //   ktune_softmax_staged<T, COLS, BLOCK, CLUSTER, STAGES>   (sm_90+)
 //     The same split of a row over a cluster, with each block's slice staged in shared memory by
 //     one bulk copy (the copy engine, not the threads, fetches it: a whole slice in flight per
-//     block) and written back from there by another. A persistent grid: each cluster takes every
-//     clusters-th row, with STAGES slice buffers a block, so the next rows' slices are in flight
-//     while this one is reduced and stored. One slice in flight and nothing else (a block per
-//     row) left the memory idle while a wave of clusters reduced: 80% of the copy roof at
-//     262144 columns. Rows whose bytes are a multiple of 16.
+//     block); the threads write y. A persistent grid: each cluster takes every clusters-th row,
+//     with STAGES slice buffers a block, so the next rows' slices are in flight while this one is
+//     reduced and written. One slice in flight and nothing else (a block per row) left the memory
+//     idle while a wave of clusters reduced: 80% of the copy roof at 262144 columns. Writing y
+//     back by bulk copy too made the refill of a buffer wait for that copy to drain it, which
+//     stalled the whole block each row. Rows whose bytes are a multiple of 16.
 //     Launch: grid CLUSTERS * CLUSTER (CLUSTERS <= rows), block BLOCK, dynamic shared memory
 //     STAGES slices.
 //
@@ -337,30 +338,19 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
     for (int r = 0; r < CLUSTER; ++r) s += load_from_block(&partial[1], r);  // the same order in every block
     const float inv = 1.0f / s;
 
+    // y from the threads, straight to global memory: the buffer is free for the next row as soon
+    // as every thread has read it, with no wait for a bulk store to drain it first.
+    R* out = reinterpret_cast<R*>(y + (cluster + k * clusters) * COLS) + first;
     for (int i = threadIdx.x; i < count; i += BLOCK) {
       float v[V];
       unpack<T, V>(slice[i], v);
 #pragma unroll
       for (int j = 0; j < V; ++j) v[j] = exp_minus(v[j], m) * inv;
-      slice[i] = pack<T, V, R>(v);
+      out[i] = pack<T, V, R>(v);
     }
-    fence_proxy_async_shared();  // the threads' writes, visible to the copy engine
     __syncthreads();
-    if (threadIdx.x == 0) {
-      if (count > 0) {
-        R* out = reinterpret_cast<R*>(y + (cluster + k * clusters) * COLS) + first;
-        bulk_store(out, smem_addr(slice), count * 16u);
-        bulk_commit();
-      }
-      // The buffer takes row k + STAGES once the copy engine has read this row out of it; the
-      // other buffers' rows are already in flight meanwhile.
-      if (k + STAGES < mine) {
-        bulk_wait_read<0>();
-        fetch(k + STAGES);
-      }
-    }
+    if (threadIdx.x == 0 && k + STAGES < mine) fetch(k + STAGES);
   }
-  if (threadIdx.x == 0) bulk_wait_read<0>();  // shared memory must outlive the last store's reads
   // No block may exit (and free its shared memory) while another still reads its partials.
   cluster_sync();
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Re-verifies the winners recorded in `ktune bench` result files with `ktune verify`.
 
-A bench file records, per problem, the cached winner it measured; this runs `ktune verify --set`
-on each with fresh random inputs (a new seed per run), so a committed result can be checked on
+A bench file records, per problem, the cached winner it measured; this runs `ktune verify FAMILY
+<problem flags> --set ...` on each (any family: a problem's dims and options become its flags) with fresh random inputs (a new seed per run), so a committed result can be checked on
 the GPU without its tuning cache. Prints one line per winner and exits 1 if any fails.
   scripts/verify-bench.py KTUNE RESULT.json [RESULT.json ...]
 """
@@ -28,15 +28,17 @@ def main():
     for path in sys.argv[2:]:
         for problem, rec in winners(path):
             dims = problem["dims"]
-            cmd = [ktune, "verify", "--no-progress", "--m", str(dims["M"]), "--n", str(dims["N"]),
-                   "--k", str(dims["K"]), "--dtype", problem["dtype"], "--layout", problem["layout"],
-                   "--config", f"configs/{rec['config_name']}.json", "--set"]
-            cmd += [f"{name}={value}" for name, value in sorted(rec["params"].items())]
+            options = {k: v for k, v in problem.items() if k not in ("family", "dims", "dtype")}
+            cmd = [ktune, "verify", problem["family"], "--no-progress", "--dtype", problem["dtype"],
+                   "--config", f"configs/{rec['config_name']}.json"]
+            cmd += [arg for name, value in {**dims, **options}.items() for arg in (f"--{name.lower()}", str(value))]
+            cmd += ["--set"] + [f"{name}={value}" for name, value in sorted(rec["params"].items())]
             run = subprocess.run(cmd, capture_output=True, text=True)
             checked += 1
             status = "PASS" if run.returncode == 0 else f"FAIL (exit {run.returncode})"
             failed += run.returncode != 0
-            shape = f"{dims['M']}x{dims['N']}x{dims['K']} {problem['dtype']} {problem['layout']}"
+            shape = " ".join([problem["family"], "x".join(str(v) for v in dims.values()), problem["dtype"],
+                              *map(str, options.values())])
             print(f"{status}  {shape}  {rec['config_name']}  {rec['kernel_name']}")
             if run.returncode != 0:
                 print((run.stdout + run.stderr).strip()[-2000:])

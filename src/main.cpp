@@ -9,7 +9,7 @@
 
 int main(int argc, char** argv) {
   ktune::cli::set_argv(argc, argv);
-  CLI::App app{"ktune: autotune and benchmark CUDA kernels (NVRTC-compiled, verified against cuBLAS)"};
+  CLI::App app{"ktune: autotune and benchmark CUDA kernels (NVRTC-compiled, verified against a reference, timed against the NVIDIA library that has the op)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", KTUNE_VERSION);
   int exit_code = 0;

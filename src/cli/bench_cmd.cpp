@@ -187,7 +187,7 @@ void setup_bench(CLI::App& app, int& exit_code) {
   };
   auto opts = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
-      "bench", "measure a suite's problems with their cached best configurations against cuBLAS");
+      "bench", "measure a suite's problems with their cached best configurations against each family's library baseline");
   cmd->add_option("suite", opts->bench.suite, "suite JSON, e.g. suites/default.json")->required();
   cmd->add_option("--samples", opts->bench.samples, "timed samples per kernel and problem")->capture_default_str();
   cmd->add_option("--rounds", opts->bench.rounds, "turns the reference and the kernel take, samples split among them")

@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <string>
+
 namespace ktune::cli {
 
 void setup_family_commands(CLI::App& app, int& exit_code);  // ktune gemm, ... (one per family)
@@ -17,6 +19,7 @@ void setup_bench(CLI::App& app, int& exit_code);
 void setup_compare(CLI::App& app, int& exit_code);
 void setup_worker(CLI::App& app, int& exit_code);
 void setup_families(CLI::App& app, int& exit_code);
+std::string families_footer();  // for the top-level help: each family and its built-in configs
 
 inline void register_commands(CLI::App& app, int& exit_code) {
   setup_families(app, exit_code);
@@ -30,6 +33,7 @@ inline void register_commands(CLI::App& app, int& exit_code) {
   setup_bench(app, exit_code);
   setup_compare(app, exit_code);
   setup_worker(app, exit_code);
+  app.footer(families_footer());  // set last: subcommands made before it do not inherit it
 }
 
 }  // namespace ktune::cli

@@ -8,6 +8,20 @@
 
 namespace ktune::cli {
 
+// The top-level help's last lines: each family and the sweep configs it tunes by default.
+std::string families_footer() {
+  std::string text = "Families and their built-in sweep configs (ktune families for their flags):";
+  for (const KernelFamily* f : all_families()) {
+    std::string configs;
+    for (std::string_view c : f->default_configs()) {
+      std::string_view stem = c.substr(c.rfind('/') + 1);
+      configs += (configs.empty() ? "" : ", ") + std::string(stem.substr(0, stem.rfind('.')));
+    }
+    text += fmt::format("\n  {:<20} {}", f->name(), configs);
+  }
+  return text;
+}
+
 void setup_families(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("families", "list the kernel families, their problem dimensions, options and configs");
   cmd->callback([&exit_code] {

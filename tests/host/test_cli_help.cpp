@@ -1,0 +1,78 @@
+// The command line's family-neutral surface, run as a user runs it: the top-level help lists every
+// family with its built-in configs, and `verify FAMILY ... --set` checks its input for any family
+// before it looks for a GPU.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <sys/wait.h>
+
+#include "families/family.hpp"
+
+#ifndef KTUNE_BINARY
+#define KTUNE_BINARY "ktune"
+#endif
+
+namespace ktune {
+namespace {
+
+struct Ran {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+Ran run_ktune(const std::string& args) {
+  Ran ran;
+  FILE* pipe = popen((std::string(KTUNE_BINARY) + " " + args + " 2>&1").c_str(), "r");
+  if (!pipe) return ran;
+  std::array<char, 4096> buf{};
+  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) ran.output.append(buf.data(), n);
+  const int status = pclose(pipe);
+  ran.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return ran;
+}
+
+class CliHelp : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists(KTUNE_BINARY)) GTEST_SKIP() << KTUNE_BINARY << " is not built";
+  }
+};
+
+TEST_F(CliHelp, TopLevelHelpListsEveryFamilyWithItsConfigs) {
+  const Ran help = run_ktune("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  const size_t footer = help.output.find("Families and their built-in sweep configs");
+  ASSERT_NE(footer, std::string::npos) << help.output;
+  for (const KernelFamily* f : all_families()) {
+    const std::string name(f->name());
+    const size_t line = help.output.find("\n  " + name + " ", footer);
+    ASSERT_NE(line, std::string::npos) << name << " has no line in\n" << help.output;
+    const std::string text = help.output.substr(line + 1, help.output.find('\n', line + 1) - line - 1);
+    for (std::string_view path : f->default_configs()) {
+      std::string stem(path.substr(path.rfind('/') + 1));
+      stem = stem.substr(0, stem.rfind('.'));
+      EXPECT_NE(text.find(stem), std::string::npos) << name << "'s line lacks " << stem << ": " << text;
+    }
+  }
+  EXPECT_EQ(help.output.find("cuBLAS)"), std::string::npos) << "the summary still promises cuBLAS for every family";
+}
+
+TEST_F(CliHelp, VerifyOneConfigurationTakesAnyFamilyAndChecksItsSettingsFirst) {
+  // Settings that name no config's parameters: a clear message naming the family's configs, exit 2,
+  // with no GPU needed to say so.
+  const Ran wrong = run_ktune("verify softmax --rows 8 --cols 8 --set FOO=1");
+  EXPECT_EQ(wrong.exit_code, 2) << wrong.output;
+  EXPECT_NE(wrong.output.find("softmax_looped: BLOCK, UNROLL, VEC_BYTES"), std::string::npos) << wrong.output;
+  const Ran not_integer = run_ktune("verify layernorm --rows 8 --cols 8 --set VEC_BYTES=wide");
+  EXPECT_EQ(not_integer.exit_code, 2) << not_integer.output;
+  EXPECT_NE(not_integer.output.find("is not an integer"), std::string::npos) << not_integer.output;
+  const Ran no_set = run_ktune("verify add --n 1000");
+  EXPECT_EQ(no_set.exit_code, 2) << no_set.output;
+  EXPECT_NE(no_set.output.find("--set"), std::string::npos) << no_set.output;
+}
+
+}  // namespace
+}  // namespace ktune
