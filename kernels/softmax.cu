@@ -159,17 +159,11 @@ __global__ void __launch_bounds__(BLOCK)
 //     misses L2 once a few hundred rows are in flight).
 //     Launch: grid rows * CLUSTER (the cluster shape is compiled in), block BLOCK.
 //
-//   ktune_softmax_staged<T, COLS, BLOCK, CLUSTER, STAGES>   (sm_90+)
+//   ktune_softmax_staged<T, COLS, BLOCK, CLUSTER>   (sm_90+)
 //     The same split of a row over a cluster, with each block's slice staged in shared memory by
 //     one bulk copy (the copy engine, not the threads, fetches it: a whole slice in flight per
-//     block); the threads write y. A persistent grid: each cluster takes every clusters-th row,
-//     with STAGES slice buffers a block, so the next rows' slices are in flight while this one is
-//     reduced and written. One slice in flight and nothing else (a block per row) left the memory
-//     idle while a wave of clusters reduced: 80% of the copy roof at 262144 columns. Writing y
-//     back by bulk copy too made the refill of a buffer wait for that copy to drain it, which
-//     stalled the whole block each row. Rows whose bytes are a multiple of 16.
-//     Launch: grid CLUSTERS * CLUSTER (CLUSTERS <= rows), block BLOCK, dynamic shared memory
-//     STAGES slices.
+//     block) and written back from there by another. Rows whose bytes are a multiple of 16.
+//     Launch: grid rows * CLUSTER, block BLOCK, dynamic shared memory the slice's bytes.
 //
 // Compiled for sm_90 and newer only: the other kernels of this file must still build for sm_80,
 // where __cluster_dims__ is an error (configs/softmax_cluster.json says min_arch 90).
@@ -265,7 +259,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
   }
 }
 
-template <typename T, int COLS, int BLOCK, int CLUSTER, int STAGES>
+template <typename T, int COLS, int BLOCK, int CLUSTER>
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
     ktune_softmax_staged(const T* __restrict__ x, T* __restrict__ y, long long rows, int cols) {
   using namespace softmax_detail;
@@ -274,82 +268,73 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
   constexpr int VECS = COLS / V;
   constexpr int SLICE = (VECS + CLUSTER - 1) / CLUSTER;  // 16-byte vectors per block
   static_assert(COLS % V == 0, "rows are whole 16-byte vectors");
-  static_assert(STAGES >= 1, "at least one slice buffer");
-  extern __shared__ R slices[];  // STAGES buffers of SLICE vectors
+  extern __shared__ R slice[];
   __shared__ float scratch[1][BLOCK > 32 ? BLOCK / 32 : 1];
   __shared__ float partial[2];
-  __shared__ alignas(8) unsigned long long loaded[STAGES];
+  __shared__ alignas(8) unsigned long long loaded;
 
   const unsigned rank = cluster_rank();
-  const long long cluster = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
+  const long long row = blockIdx.x / CLUSTER;
   const int first = rank * SLICE;
   const int count = first < VECS ? (first + SLICE < VECS ? SLICE : VECS - first) : 0;
-  // This cluster's rows: cluster, cluster + clusters, ...; the k-th of them is staged in buffer
-  // k % STAGES, whose barrier completes its (k / STAGES)-th phase when the slice has landed.
-  const long long mine = cluster < rows ? (rows - 1 - cluster) / clusters + 1 : 0;
-  const auto fetch = [&](long long k) {  // thread 0 only: the k-th row's slice into its buffer
-    const unsigned bar = smem_addr(&loaded[k % STAGES]);
+  const unsigned bar = smem_addr(&loaded), buffer = smem_addr(slice);
+  const R* in = reinterpret_cast<const R*>(x + row * COLS) + first;
+  R* out = reinterpret_cast<R*>(y + row * COLS) + first;
+
+  if (threadIdx.x == 0) {
+    mbar_init(bar, 1);
+    fence_mbarrier_init();
     if (count > 0) {
-      const R* in = reinterpret_cast<const R*>(x + (cluster + k * clusters) * COLS) + first;
       mbar_arrive_expect_tx(bar, count * 16u);
-      bulk_load(smem_addr(slices + (k % STAGES) * SLICE), in, count * 16u, bar);
+      bulk_load(buffer, in, count * 16u, bar);
     } else {
       mbar_arrive(bar);
     }
-  };
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES; ++s) mbar_init(smem_addr(&loaded[s]), 1);
-    fence_mbarrier_init();
-    for (long long k = 0; k < STAGES && k < mine; ++k) fetch(k);
   }
   __syncthreads();
+  mbar_wait(bar, 0);
 
-  for (long long k = 0; k < mine; ++k) {
-    R* slice = slices + (k % STAGES) * SLICE;
-    mbar_wait(smem_addr(&loaded[k % STAGES]), (unsigned)((k / STAGES) & 1));
+  float m = neg_inf();
+  for (int i = threadIdx.x; i < count; i += BLOCK) {
+    float v[V];
+    unpack<T, V>(slice[i], v);
+#pragma unroll
+    for (int j = 0; j < V; ++j) m = fmaxf(m, v[j]);
+  }
+  m = group_reduce<BLOCK, 1>(m, MaxOp{}, scratch);
+  if (threadIdx.x == 0) partial[0] = m;
+  cluster_sync();
+#pragma unroll
+  for (int r = 0; r < CLUSTER; ++r) m = fmaxf(m, load_from_block(&partial[0], r));
 
-    float m = neg_inf();
-    for (int i = threadIdx.x; i < count; i += BLOCK) {
-      float v[V];
-      unpack<T, V>(slice[i], v);
+  float s = 0;
+  for (int i = threadIdx.x; i < count; i += BLOCK) {
+    float v[V];
+    unpack<T, V>(slice[i], v);
 #pragma unroll
-      for (int j = 0; j < V; ++j) m = fmaxf(m, v[j]);
-    }
-    m = group_reduce<BLOCK, 1>(m, MaxOp{}, scratch);
-    if (threadIdx.x == 0) partial[0] = m;
-    // partial[] is rewritten each row: the two cluster barriers a row alternate, so no block
-    // writes a maximum (sum) before every block has passed the barrier after reading the last.
-    cluster_sync();
+    for (int j = 0; j < V; ++j) s += exp_minus(v[j], m);
+  }
+  s = group_reduce<BLOCK, 1>(s, SumOp{}, scratch);
+  if (threadIdx.x == 0) partial[1] = s;
+  cluster_sync();
+  s = 0;
 #pragma unroll
-    for (int r = 0; r < CLUSTER; ++r) m = fmaxf(m, load_from_block(&partial[0], r));
+  for (int r = 0; r < CLUSTER; ++r) s += load_from_block(&partial[1], r);  // the same order in every block
+  const float inv = 1.0f / s;
 
-    float s = 0;
-    for (int i = threadIdx.x; i < count; i += BLOCK) {
-      float v[V];
-      unpack<T, V>(slice[i], v);
+  for (int i = threadIdx.x; i < count; i += BLOCK) {
+    float v[V];
+    unpack<T, V>(slice[i], v);
 #pragma unroll
-      for (int j = 0; j < V; ++j) s += exp_minus(v[j], m);
-    }
-    s = group_reduce<BLOCK, 1>(s, SumOp{}, scratch);
-    if (threadIdx.x == 0) partial[1] = s;
-    cluster_sync();
-    s = 0;
-#pragma unroll
-    for (int r = 0; r < CLUSTER; ++r) s += load_from_block(&partial[1], r);  // the same order in every block
-    const float inv = 1.0f / s;
-
-    // y from the threads, straight to global memory: the buffer is free for the next row as soon
-    // as every thread has read it, with no wait for a bulk store to drain it first.
-    R* out = reinterpret_cast<R*>(y + (cluster + k * clusters) * COLS) + first;
-    for (int i = threadIdx.x; i < count; i += BLOCK) {
-      float v[V];
-      unpack<T, V>(slice[i], v);
-#pragma unroll
-      for (int j = 0; j < V; ++j) v[j] = exp_minus(v[j], m) * inv;
-      out[i] = pack<T, V, R>(v);
-    }
-    __syncthreads();
-    if (threadIdx.x == 0 && k + STAGES < mine) fetch(k + STAGES);
+    for (int j = 0; j < V; ++j) v[j] = exp_minus(v[j], m) * inv;
+    slice[i] = pack<T, V, R>(v);
+  }
+  fence_proxy_async_shared();  // the threads' writes, visible to the copy engine
+  __syncthreads();
+  if (threadIdx.x == 0 && count > 0) {
+    bulk_store(out, buffer, count * 16u);
+    bulk_commit();
+    bulk_wait_read<0>();  // the slice must stay until the copy engine has read it
   }
   // No block may exit (and free its shared memory) while another still reads its partials.
   cluster_sync();
