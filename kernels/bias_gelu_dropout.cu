@@ -8,19 +8,23 @@
 //   y = keep ? g * (1 / (1 - p)) : 0
 //
 // The dropout mask (the rule ktune's reference and host tests implement on their own):
-//   element i (flat index, row * cols + col) takes 32-bit word (i % 4) of
-//     Philox4x32-10(counter = {lo32(i / 4), hi32(i / 4), 0, 0}, key = {lo32(seed), hi32(seed)})
-//   (cuRAND's curand_Philox4x32_10, words in the order x, y, z, w), and is kept iff
-//     word >= threshold,  threshold = (uint32) floor(p * 2^32)
-//   with p as the float the kernel is passed (p * 2^32 is exact in fp32: a power-of-two scale).
-//   So an element is dropped with probability threshold / 2^32 = p to within 2^-32, and the mask
-//   depends on (seed, i) alone: never on the block size, vector width, grid or dtype.
+//   element i (flat index, row * cols + col) takes 16-bit half (i % 8) of
+//     Philox4x32-10(counter = {lo32(i / 8), hi32(i / 8), 0, 0}, key = {lo32(seed), hi32(seed)})
+//   (cuRAND's curand_Philox4x32_10), half h being (word (h / 2) >> (16 * (h % 2))) & 0xffff with
+//   the words in the order x, y, z, w (so elements 8g, 8g+1 take the low and high halves of x),
+//   and is kept iff
+//     half >= threshold16,  threshold16 = (uint32) floor(p * 2^16)
+//   with p as the float the kernel is passed (p * 2^16 is exact in fp32: a power-of-two scale).
+//   So an element is dropped with probability threshold16 / 2^16, which is within 2^-16 of p (at
+//   or below it); the same for every dtype. 16 bits an element let one Philox call serve eight
+//   elements, halving the generator's share of the instructions (FlashAttention-2's dropout
+//   likewise spends only 8 bits an element). The mask depends on (seed, i) alone: never on the
+//   block size, vector width, grid or dtype.
 //
-// Work is done in chunks of CHUNK = max(V, 4) consecutive elements (V = VEC_BYTES / sizeof(T)):
-// one Philox call gives the words of 4 elements, so a chunk needs CHUNK / 4 calls and none is
-// wasted. A chunk of a narrow vector (V < 4, only where the row length rules wider ones out) is
-// 4 / V vectors that may span rows; a wider one is one vector inside one row. The last n % CHUNK
-// elements are done one at a time by the first threads of block 0.
+// Work is done in chunks of CHUNK = max(V, 8) = 8 consecutive elements (V = VEC_BYTES / sizeof(T)
+// is at most 8): one Philox call per chunk, none of its bits wasted. A chunk of a narrow vector
+// (V < 8, where the row length rules wider ones out) is 8 / V vectors that may span rows. The last
+// n % CHUNK elements are done one at a time by the first threads of block 0.
 //
 // Launch: BLOCK threads; grid cdiv(cdiv(n, CHUNK), BLOCK * ITEMS) blocks, or with GRID_STRIDE a
 // fixed number of blocks (BLOCKS_PER_SM per SM) that stride over the tensor.
@@ -55,7 +59,7 @@ __device__ __forceinline__ void store(R* p, R v) {
   else *p = v;
 }
 
-// The four words of Philox group g (flat elements 4g .. 4g+3).
+// The eight 16-bit halves of Philox group g (flat elements 8g .. 8g+7), as four words.
 __device__ __forceinline__ uint4 philox_group(unsigned long long g, unsigned long long seed) {
   return curand_Philox4x32_10(make_uint4((unsigned)g, (unsigned)(g >> 32), 0u, 0u),
                               make_uint2((unsigned)seed, (unsigned)(seed >> 32)));
@@ -63,12 +67,17 @@ __device__ __forceinline__ uint4 philox_group(unsigned long long g, unsigned lon
 __device__ __forceinline__ unsigned word(const uint4& r, int k) {
   return k == 0 ? r.x : k == 1 ? r.y : k == 2 ? r.z : r.w;
 }
+// Half h (0..7) of a group: the low half of word h / 2 for even h, its high half for odd h.
+__device__ __forceinline__ unsigned element_half(const uint4& r, int h) {
+  return (word(r, h / 2) >> (16 * (h % 2))) & 0xffffu;
+}
 
-// What one element becomes, given its input, its bias and its Philox word.
-__device__ __forceinline__ float bias_gelu_dropout(float x, float b, unsigned w, unsigned threshold, float scale) {
+// What one element becomes, given its input, its bias and its 16-bit Philox half.
+__device__ __forceinline__ float bias_gelu_dropout(float x, float b, unsigned half, unsigned threshold16,
+                                                   float scale) {
   const float z = x + b;
   const float g = z * 0.5f * (1.0f + erff(z * 0.70710678118654752f));
-  return w >= threshold ? g * scale : 0.0f;
+  return half >= threshold16 ? g * scale : 0.0f;
 }
 
 }  // namespace bgd_detail
@@ -81,12 +90,12 @@ __global__ void __launch_bounds__(BLOCK)
   using R = typename Raw<VEC_BYTES>::type;
   constexpr int V = VEC_BYTES / sizeof(T);
   static_assert(V >= 1 && VEC_BYTES % sizeof(T) == 0, "a vector holds whole elements");
-  static_assert(V <= 4 || V % 4 == 0, "a wide vector holds whole Philox groups");
-  constexpr int CHUNK = V > 4 ? V : 4;  // elements per chunk: whole Philox groups
+  static_assert(V <= 8 || V % 8 == 0, "a wide vector holds whole Philox groups");
+  constexpr int CHUNK = V > 8 ? V : 8;  // elements per chunk: whole Philox groups
   constexpr int VECS = CHUNK / V;       // vectors per chunk
-  constexpr int GROUPS = CHUNK / 4;     // Philox calls per chunk
+  constexpr int GROUPS = CHUNK / 8;     // Philox calls per chunk
 
-  const unsigned threshold = __float2uint_rz(p * 4294967296.0f);
+  const unsigned threshold16 = __float2uint_rz(p * 65536.0f);
   const float scale = 1.0f / (1.0f - p);
   const long long n = rows * cols;
   const long long chunks = n / CHUNK;
@@ -107,7 +116,7 @@ __global__ void __launch_bounds__(BLOCK)
       const long long c = base + (long long)i * BLOCK + threadIdx.x;
       if (c < chunks) {
         // The column of the chunk's vector k: a narrow chunk may wrap into the next row (or, for
-        // cols < 4, rows), but never by more than one row a vector, since V divides cols.
+        // cols < 8, rows), but never by more than one row a vector, since V divides cols.
         int vc = col;
 #pragma unroll
         for (int k = 0; k < VECS; ++k) {
@@ -136,20 +145,20 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
           for (int j = 0; j < V; ++j) {
             const int e = k * V + j;  // the element's place in its chunk
-            ey[j] = from_float<T>(bias_gelu_dropout(to_float(ex[j]), to_float(eb[j]), word(words[e / 4], e % 4),
-                                                    threshold, scale));
+            ey[j] = from_float<T>(bias_gelu_dropout(to_float(ex[j]), to_float(eb[j]), element_half(words[e / 8], e % 8),
+                                                    threshold16, scale));
           }
           store<STREAMING>(yv + c * VECS + k, out);
         }
       }
     }
   }
-  // The tail: fewer than CHUNK elements (only V < 4 leaves one: n is a multiple of V), one per
+  // The tail: fewer than CHUNK elements (only V < 8 leaves one: n is a multiple of V), one per
   // thread of the first block.
   const long long t = chunks * CHUNK + threadIdx.x;
   if (blockIdx.x == 0 && t < n) {
-    const uint4 r = philox_group((unsigned long long)t / 4, seed);
-    y[t] = from_float<T>(bias_gelu_dropout(to_float(x[t]), to_float(bias[t % cols]), word(r, (int)(t % 4)),
-                                           threshold, scale));
+    const uint4 r = philox_group((unsigned long long)t / 8, seed);
+    y[t] = from_float<T>(bias_gelu_dropout(to_float(x[t]), to_float(bias[t % cols]), element_half(r, (int)(t % 8)),
+                                           threshold16, scale));
   }
 }
