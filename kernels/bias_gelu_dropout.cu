@@ -6,6 +6,8 @@
 //   z = float(x) + float(bias[col])
 //   g = z * 0.5 * (1 + erf(z / sqrt(2)))              exact GELU, PyTorch's default formula
 //   y = keep ? g * (1 / (1 - p)) : 0
+// (computed as z * (0.5 / (1 - p)) * (1 + erf(z / sqrt 2)) with the last multiply-add fused: one
+// rounding and one multiply fewer).
 //
 // The dropout mask (the rule ktune's reference and host tests implement on their own):
 //   element i (flat index, row * cols + col) takes 16-bit half (i % 8) of
@@ -23,7 +25,9 @@
 //
 // Work is done in chunks of CHUNK = max(V, 8) = 8 consecutive elements (V = VEC_BYTES / sizeof(T)
 // is at most 8): one Philox call per chunk, none of its bits wasted. A chunk of a narrow vector
-// (V < 8, where the row length rules wider ones out) is 8 / V vectors that may span rows. The last
+// (V < 8, where the row length rules wider ones out) is 8 / V vectors that may span rows. Within a
+// chunk elements go in pairs, the pair that shares a Philox word: for the 2-byte types also one
+// 32-bit word of data, converted to and from fp32 by one paired instruction each way. The last
 // n % CHUNK elements are done one at a time by the first threads of block 0.
 //
 // Launch: BLOCK threads; grid cdiv(cdiv(n, CHUNK), BLOCK * ITEMS) blocks, or with GRID_STRIDE a
@@ -72,12 +76,33 @@ __device__ __forceinline__ unsigned element_half(const uint4& r, int h) {
   return (word(r, h / 2) >> (16 * (h % 2))) & 0xffffu;
 }
 
-// What one element becomes, given its input, its bias and its 16-bit Philox half.
-__device__ __forceinline__ float bias_gelu_dropout(float x, float b, unsigned half, unsigned threshold16,
-                                                   float scale) {
-  const float z = x + b;
-  const float g = z * 0.5f * (1.0f + erff(z * 0.70710678118654752f));
-  return half >= threshold16 ? g * scale : 0.0f;
+// Whether the two elements that share a Philox word (its low half, then its high half) are kept:
+// half >= threshold16, compared in the word's top 16 bits against threshold16 << 16 so that
+// neither half needs extracting (the high half as it stands, the low one shifted up).
+struct KeepPair {
+  bool lo, hi;
+};
+__device__ __forceinline__ KeepPair keeps_pair(unsigned word, unsigned threshold_hi) {
+  return {(word << 16) >= threshold_hi, word >= threshold_hi};
+}
+
+// GELU(z) / (1 - p), the value of a kept element: z * (scale / 2) * (1 + erf(z / sqrt 2)) with
+// scale = 1 / (1 - p) folded into GELU's one half and the last multiply-add fused.
+__device__ __forceinline__ float scaled_gelu(float z, float half_scale) {
+  const float zh = z * half_scale;
+  return fmaf(zh, erff(z * 0.70710678118654752f), zh);
+}
+
+// e % cols: a 32-bit remainder (a dozen instructions) where e fits in 32 bits, the 64-bit routine
+// (several times longer) only beyond; taken once per thread, not per chunk.
+__device__ __forceinline__ unsigned column_of(unsigned long long e, unsigned cols) {
+  if (e <= 0xffffffffull) return (unsigned)e % cols;
+  return (unsigned)(e % cols);
+}
+// col + by, wrapped into [0, cols) (both below cols, so one subtraction does it).
+__device__ __forceinline__ unsigned advance_column(unsigned col, unsigned by, unsigned cols) {
+  col += by;
+  return col >= cols ? col - cols : col;
 }
 
 }  // namespace bgd_detail
@@ -88,15 +113,17 @@ __global__ void __launch_bounds__(BLOCK)
                             int cols, float p, unsigned long long seed) {
   using namespace bgd_detail;
   using R = typename Raw<VEC_BYTES>::type;
+  using P = typename PairBits<T>::type;  // two elements' bits
   constexpr int V = VEC_BYTES / sizeof(T);
   static_assert(V >= 1 && VEC_BYTES % sizeof(T) == 0, "a vector holds whole elements");
-  static_assert(V <= 8 || V % 8 == 0, "a wide vector holds whole Philox groups");
-  constexpr int CHUNK = V > 8 ? V : 8;  // elements per chunk: whole Philox groups
-  constexpr int VECS = CHUNK / V;       // vectors per chunk
-  constexpr int GROUPS = CHUNK / 8;     // Philox calls per chunk
+  constexpr int CHUNK = 8;  // max(V, 8): V is at most 16 bytes / 2 = 8, so always one Philox group
+  static_assert(CHUNK % V == 0, "a chunk holds whole vectors");
+  constexpr int VECS = CHUNK / V;  // vectors per chunk
+  constexpr int PAIRS = CHUNK / 2;  // pair q takes Philox word q
 
   const unsigned threshold16 = __float2uint_rz(p * 65536.0f);
-  const float scale = 1.0f / (1.0f - p);
+  const unsigned threshold_hi = threshold16 << 16;
+  const float half_scale = 0.5f / (1.0f - p);
   const long long n = rows * cols;
   const long long chunks = n / CHUNK;
   const R* xv = reinterpret_cast<const R*>(x);
@@ -105,51 +132,50 @@ __global__ void __launch_bounds__(BLOCK)
 
   constexpr long long kStep = (long long)BLOCK * ITEMS;  // chunks per block per step
   const long long stride = GRID_STRIDE ? (long long)gridDim.x * kStep : chunks;
-  // The column of a thread's chunk, advanced from item to item by the columns BLOCK chunks span
-  // (one 64-bit remainder per step, not per chunk).
-  const int item_cols = (int)(((long long)BLOCK * CHUNK) % cols);
+  // The first column of a thread's chunk: one remainder per thread, then advanced by constants,
+  // the columns BLOCK chunks span from item to item and the grid's stride from step to step.
+  const long long first = blockIdx.x * kStep + threadIdx.x;
+  unsigned col = column_of((unsigned long long)first * CHUNK, cols);
+  const unsigned item_cols = (unsigned)(BLOCK * CHUNK) % (unsigned)cols;
+  const unsigned step_cols = GRID_STRIDE ? column_of((unsigned long long)stride * CHUNK, cols) : 0u;
   for (long long base = blockIdx.x * kStep; base < chunks; base += stride) {
-    R rx[ITEMS][VECS], rb[ITEMS][VECS];
-    int col = (int)((unsigned long long)((base + threadIdx.x) * CHUNK) % (unsigned)cols);
+    alignas(16) P rx[ITEMS][PAIRS];
+    alignas(16) P rb[ITEMS][PAIRS];
+    unsigned item_col = col;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       const long long c = base + (long long)i * BLOCK + threadIdx.x;
       if (c < chunks) {
         // The column of the chunk's vector k: a narrow chunk may wrap into the next row (or, for
         // cols < 8, rows), but never by more than one row a vector, since V divides cols.
-        int vc = col;
+        unsigned vc = item_col;
 #pragma unroll
         for (int k = 0; k < VECS; ++k) {
-          rx[i][k] = load<STREAMING>(xv + c * VECS + k);
-          rb[i][k] = bv[vc / V];
-          vc += V;
-          if (vc >= cols) vc -= cols;
+          reinterpret_cast<R*>(rx[i])[k] = load<STREAMING>(xv + c * VECS + k);
+          reinterpret_cast<R*>(rb[i])[k] = bv[vc / V];
+          if (k + 1 < VECS) vc = advance_column(vc, V, cols);
         }
       }
-      col += item_cols;
-      if (col >= cols) col -= cols;
+      item_col = advance_column(item_col, item_cols, cols);
     }
+    col = advance_column(col, step_cols, cols);
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       const long long c = base + (long long)i * BLOCK + threadIdx.x;
       if (c < chunks) {
-        uint4 words[GROUPS];
+        const uint4 r = philox_group((unsigned long long)c, seed);
+        alignas(16) P ry[PAIRS];
 #pragma unroll
-        for (int g = 0; g < GROUPS; ++g) words[g] = philox_group((unsigned long long)c * GROUPS + g, seed);
-#pragma unroll
-        for (int k = 0; k < VECS; ++k) {
-          const T* ex = reinterpret_cast<const T*>(&rx[i][k]);
-          const T* eb = reinterpret_cast<const T*>(&rb[i][k]);
-          R out;
-          T* ey = reinterpret_cast<T*>(&out);
-#pragma unroll
-          for (int j = 0; j < V; ++j) {
-            const int e = k * V + j;  // the element's place in its chunk
-            ey[j] = from_float<T>(bias_gelu_dropout(to_float(ex[j]), to_float(eb[j]), element_half(words[e / 8], e % 8),
-                                                    threshold16, scale));
-          }
-          store<STREAMING>(yv + c * VECS + k, out);
+        for (int q = 0; q < PAIRS; ++q) {
+          const float2 xf = unpack_pair<T>(rx[i][q]), bf = unpack_pair<T>(rb[i][q]);
+          // Both values first, then the selects: written inside the conditionals, the compiler
+          // branches around each element's GELU instead, and the branches diverge.
+          const float lo = scaled_gelu(xf.x + bf.x, half_scale), hi = scaled_gelu(xf.y + bf.y, half_scale);
+          const KeepPair keep = keeps_pair(word(r, q), threshold_hi);
+          ry[q] = pack_pair<T>(make_float2(keep.lo ? lo : 0.0f, keep.hi ? hi : 0.0f));
         }
+#pragma unroll
+        for (int k = 0; k < VECS; ++k) store<STREAMING>(yv + c * VECS + k, reinterpret_cast<const R*>(ry)[k]);
       }
     }
   }
@@ -157,8 +183,8 @@ __global__ void __launch_bounds__(BLOCK)
   // thread of the first block.
   const long long t = chunks * CHUNK + threadIdx.x;
   if (blockIdx.x == 0 && t < n) {
-    const uint4 r = philox_group((unsigned long long)t / 8, seed);
-    y[t] = from_float<T>(bias_gelu_dropout(to_float(x[t]), to_float(bias[t % cols]), element_half(r, (int)(t % 8)),
-                                           threshold16, scale));
+    const bool keep = element_half(philox_group((unsigned long long)t / 8, seed), (int)(t % 8)) >= threshold16;
+    const float v = scaled_gelu(to_float(x[t]) + to_float(bias[t % cols]), half_scale);
+    y[t] = from_float<T>(keep ? v : 0.0f);
   }
 }
