@@ -6,21 +6,29 @@
 //   z = float(x) + float(bias[col])
 //   g = z * 0.5 * (1 + erf(z / sqrt(2)))              exact GELU, PyTorch's default formula
 //   y = keep ? g * (1 / (1 - p)) : 0
+// (computed as z * (0.5 / (1 - p)) * (1 + erf(z / sqrt 2)) with the last multiply-add fused: one
+// rounding and one multiply fewer).
 //
 // The dropout mask (the rule ktune's reference and host tests implement on their own):
-//   element i (flat index, row * cols + col) takes 32-bit word (i % 4) of
-//     Philox4x32-10(counter = {lo32(i / 4), hi32(i / 4), 0, 0}, key = {lo32(seed), hi32(seed)})
-//   (cuRAND's curand_Philox4x32_10, words in the order x, y, z, w), and is kept iff
-//     word >= threshold,  threshold = (uint32) floor(p * 2^32)
-//   with p as the float the kernel is passed (p * 2^32 is exact in fp32: a power-of-two scale).
-//   So an element is dropped with probability threshold / 2^32 = p to within 2^-32, and the mask
-//   depends on (seed, i) alone: never on the block size, vector width, grid or dtype.
+//   element i (flat index, row * cols + col) takes 16-bit half (i % 8) of
+//     Philox4x32-10(counter = {lo32(i / 8), hi32(i / 8), 0, 0}, key = {lo32(seed), hi32(seed)})
+//   (cuRAND's curand_Philox4x32_10), half h being (word (h / 2) >> (16 * (h % 2))) & 0xffff with
+//   the words in the order x, y, z, w (so elements 8g, 8g+1 take the low and high halves of x),
+//   and is kept iff
+//     half >= threshold16,  threshold16 = (uint32) floor(p * 2^16)
+//   with p as the float the kernel is passed (p * 2^16 is exact in fp32: a power-of-two scale).
+//   So an element is dropped with probability threshold16 / 2^16, which is within 2^-16 of p (at
+//   or below it); the same for every dtype. 16 bits an element let one Philox call serve eight
+//   elements, halving the generator's share of the instructions (FlashAttention-2's dropout
+//   likewise spends only 8 bits an element). The mask depends on (seed, i) alone: never on the
+//   block size, vector width, grid or dtype.
 //
-// Work is done in chunks of CHUNK = max(V, 4) consecutive elements (V = VEC_BYTES / sizeof(T)):
-// one Philox call gives the words of 4 elements, so a chunk needs CHUNK / 4 calls and none is
-// wasted. A chunk of a narrow vector (V < 4, only where the row length rules wider ones out) is
-// 4 / V vectors that may span rows; a wider one is one vector inside one row. The last n % CHUNK
-// elements are done one at a time by the first threads of block 0.
+// Work is done in chunks of CHUNK = max(V, 8) = 8 consecutive elements (V = VEC_BYTES / sizeof(T)
+// is at most 8): one Philox call per chunk, none of its bits wasted. A chunk of a narrow vector
+// (V < 8, where the row length rules wider ones out) is 8 / V vectors that may span rows. Within a
+// chunk elements go in pairs, the pair that shares a Philox word: for the 2-byte types also one
+// 32-bit word of data, converted to and from fp32 by one paired instruction each way. The last
+// n % CHUNK elements are done one at a time by the first threads of block 0.
 //
 // Launch: BLOCK threads; grid cdiv(cdiv(n, CHUNK), BLOCK * ITEMS) blocks, or with GRID_STRIDE a
 // fixed number of blocks (BLOCKS_PER_SM per SM) that stride over the tensor.
@@ -55,7 +63,7 @@ __device__ __forceinline__ void store(R* p, R v) {
   else *p = v;
 }
 
-// The four words of Philox group g (flat elements 4g .. 4g+3).
+// The eight 16-bit halves of Philox group g (flat elements 8g .. 8g+7), as four words.
 __device__ __forceinline__ uint4 philox_group(unsigned long long g, unsigned long long seed) {
   return curand_Philox4x32_10(make_uint4((unsigned)g, (unsigned)(g >> 32), 0u, 0u),
                               make_uint2((unsigned)seed, (unsigned)(seed >> 32)));
@@ -63,12 +71,38 @@ __device__ __forceinline__ uint4 philox_group(unsigned long long g, unsigned lon
 __device__ __forceinline__ unsigned word(const uint4& r, int k) {
   return k == 0 ? r.x : k == 1 ? r.y : k == 2 ? r.z : r.w;
 }
+// Half h (0..7) of a group: the low half of word h / 2 for even h, its high half for odd h.
+__device__ __forceinline__ unsigned element_half(const uint4& r, int h) {
+  return (word(r, h / 2) >> (16 * (h % 2))) & 0xffffu;
+}
 
-// What one element becomes, given its input, its bias and its Philox word.
-__device__ __forceinline__ float bias_gelu_dropout(float x, float b, unsigned w, unsigned threshold, float scale) {
-  const float z = x + b;
-  const float g = z * 0.5f * (1.0f + erff(z * 0.70710678118654752f));
-  return w >= threshold ? g * scale : 0.0f;
+// Whether the two elements that share a Philox word (its low half, then its high half) are kept:
+// half >= threshold16, compared in the word's top 16 bits against threshold16 << 16 so that
+// neither half needs extracting (the high half as it stands, the low one shifted up).
+struct KeepPair {
+  bool lo, hi;
+};
+__device__ __forceinline__ KeepPair keeps_pair(unsigned word, unsigned threshold_hi) {
+  return {(word << 16) >= threshold_hi, word >= threshold_hi};
+}
+
+// GELU(z) / (1 - p), the value of a kept element: z * (scale / 2) * (1 + erf(z / sqrt 2)) with
+// scale = 1 / (1 - p) folded into GELU's one half and the last multiply-add fused.
+__device__ __forceinline__ float scaled_gelu(float z, float half_scale) {
+  const float zh = z * half_scale;
+  return fmaf(zh, erff(z * 0.70710678118654752f), zh);
+}
+
+// e % cols: a 32-bit remainder (a dozen instructions) where e fits in 32 bits, the 64-bit routine
+// (several times longer) only beyond; taken once per thread, not per chunk.
+__device__ __forceinline__ unsigned column_of(unsigned long long e, unsigned cols) {
+  if (e <= 0xffffffffull) return (unsigned)e % cols;
+  return (unsigned)(e % cols);
+}
+// col + by, wrapped into [0, cols) (both below cols, so one subtraction does it).
+__device__ __forceinline__ unsigned advance_column(unsigned col, unsigned by, unsigned cols) {
+  col += by;
+  return col >= cols ? col - cols : col;
 }
 
 }  // namespace bgd_detail
@@ -79,15 +113,17 @@ __global__ void __launch_bounds__(BLOCK)
                             int cols, float p, unsigned long long seed) {
   using namespace bgd_detail;
   using R = typename Raw<VEC_BYTES>::type;
+  using P = typename PairBits<T>::type;  // two elements' bits
   constexpr int V = VEC_BYTES / sizeof(T);
   static_assert(V >= 1 && VEC_BYTES % sizeof(T) == 0, "a vector holds whole elements");
-  static_assert(V <= 4 || V % 4 == 0, "a wide vector holds whole Philox groups");
-  constexpr int CHUNK = V > 4 ? V : 4;  // elements per chunk: whole Philox groups
-  constexpr int VECS = CHUNK / V;       // vectors per chunk
-  constexpr int GROUPS = CHUNK / 4;     // Philox calls per chunk
+  constexpr int CHUNK = 8;  // max(V, 8): V is at most 16 bytes / 2 = 8, so always one Philox group
+  static_assert(CHUNK % V == 0, "a chunk holds whole vectors");
+  constexpr int VECS = CHUNK / V;  // vectors per chunk
+  constexpr int PAIRS = CHUNK / 2;  // pair q takes Philox word q
 
-  const unsigned threshold = __float2uint_rz(p * 4294967296.0f);
-  const float scale = 1.0f / (1.0f - p);
+  const unsigned threshold16 = __float2uint_rz(p * 65536.0f);
+  const unsigned threshold_hi = threshold16 << 16;
+  const float half_scale = 0.5f / (1.0f - p);
   const long long n = rows * cols;
   const long long chunks = n / CHUNK;
   const R* xv = reinterpret_cast<const R*>(x);
@@ -96,60 +132,59 @@ __global__ void __launch_bounds__(BLOCK)
 
   constexpr long long kStep = (long long)BLOCK * ITEMS;  // chunks per block per step
   const long long stride = GRID_STRIDE ? (long long)gridDim.x * kStep : chunks;
-  // The column of a thread's chunk, advanced from item to item by the columns BLOCK chunks span
-  // (one 64-bit remainder per step, not per chunk).
-  const int item_cols = (int)(((long long)BLOCK * CHUNK) % cols);
+  // The first column of a thread's chunk: one remainder per thread, then advanced by constants,
+  // the columns BLOCK chunks span from item to item and the grid's stride from step to step.
+  const long long first = blockIdx.x * kStep + threadIdx.x;
+  unsigned col = column_of((unsigned long long)first * CHUNK, cols);
+  const unsigned item_cols = (unsigned)(BLOCK * CHUNK) % (unsigned)cols;
+  const unsigned step_cols = GRID_STRIDE ? column_of((unsigned long long)stride * CHUNK, cols) : 0u;
   for (long long base = blockIdx.x * kStep; base < chunks; base += stride) {
-    R rx[ITEMS][VECS], rb[ITEMS][VECS];
-    int col = (int)((unsigned long long)((base + threadIdx.x) * CHUNK) % (unsigned)cols);
+    alignas(16) P rx[ITEMS][PAIRS];
+    alignas(16) P rb[ITEMS][PAIRS];
+    unsigned item_col = col;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       const long long c = base + (long long)i * BLOCK + threadIdx.x;
       if (c < chunks) {
         // The column of the chunk's vector k: a narrow chunk may wrap into the next row (or, for
-        // cols < 4, rows), but never by more than one row a vector, since V divides cols.
-        int vc = col;
+        // cols < 8, rows), but never by more than one row a vector, since V divides cols.
+        unsigned vc = item_col;
 #pragma unroll
         for (int k = 0; k < VECS; ++k) {
-          rx[i][k] = load<STREAMING>(xv + c * VECS + k);
-          rb[i][k] = bv[vc / V];
-          vc += V;
-          if (vc >= cols) vc -= cols;
+          reinterpret_cast<R*>(rx[i])[k] = load<STREAMING>(xv + c * VECS + k);
+          reinterpret_cast<R*>(rb[i])[k] = bv[vc / V];
+          if (k + 1 < VECS) vc = advance_column(vc, V, cols);
         }
       }
-      col += item_cols;
-      if (col >= cols) col -= cols;
+      item_col = advance_column(item_col, item_cols, cols);
     }
+    col = advance_column(col, step_cols, cols);
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       const long long c = base + (long long)i * BLOCK + threadIdx.x;
       if (c < chunks) {
-        uint4 words[GROUPS];
+        const uint4 r = philox_group((unsigned long long)c, seed);
+        alignas(16) P ry[PAIRS];
 #pragma unroll
-        for (int g = 0; g < GROUPS; ++g) words[g] = philox_group((unsigned long long)c * GROUPS + g, seed);
-#pragma unroll
-        for (int k = 0; k < VECS; ++k) {
-          const T* ex = reinterpret_cast<const T*>(&rx[i][k]);
-          const T* eb = reinterpret_cast<const T*>(&rb[i][k]);
-          R out;
-          T* ey = reinterpret_cast<T*>(&out);
-#pragma unroll
-          for (int j = 0; j < V; ++j) {
-            const int e = k * V + j;  // the element's place in its chunk
-            ey[j] = from_float<T>(bias_gelu_dropout(to_float(ex[j]), to_float(eb[j]), word(words[e / 4], e % 4),
-                                                    threshold, scale));
-          }
-          store<STREAMING>(yv + c * VECS + k, out);
+        for (int q = 0; q < PAIRS; ++q) {
+          const float2 xf = unpack_pair<T>(rx[i][q]), bf = unpack_pair<T>(rb[i][q]);
+          // Both values first, then the selects: written inside the conditionals, the compiler
+          // branches around each element's GELU instead, and the branches diverge.
+          const float lo = scaled_gelu(xf.x + bf.x, half_scale), hi = scaled_gelu(xf.y + bf.y, half_scale);
+          const KeepPair keep = keeps_pair(word(r, q), threshold_hi);
+          ry[q] = pack_pair<T>(make_float2(keep.lo ? lo : 0.0f, keep.hi ? hi : 0.0f));
         }
+#pragma unroll
+        for (int k = 0; k < VECS; ++k) store<STREAMING>(yv + c * VECS + k, reinterpret_cast<const R*>(ry)[k]);
       }
     }
   }
-  // The tail: fewer than CHUNK elements (only V < 4 leaves one: n is a multiple of V), one per
+  // The tail: fewer than CHUNK elements (only V < 8 leaves one: n is a multiple of V), one per
   // thread of the first block.
   const long long t = chunks * CHUNK + threadIdx.x;
   if (blockIdx.x == 0 && t < n) {
-    const uint4 r = philox_group((unsigned long long)t / 4, seed);
-    y[t] = from_float<T>(bias_gelu_dropout(to_float(x[t]), to_float(bias[t % cols]), word(r, (int)(t % 4)),
-                                           threshold, scale));
+    const bool keep = element_half(philox_group((unsigned long long)t / 8, seed), (int)(t % 8)) >= threshold16;
+    const float v = scaled_gelu(to_float(x[t]) + to_float(bias[t % cols]), half_scale);
+    y[t] = from_float<T>(keep ? v : 0.0f);
   }
 }

@@ -37,4 +37,36 @@ __device__ __forceinline__ R pack(const float* in) {
   return raw;
 }
 
+// Two adjacent elements of T as fp32, and back (rounded to nearest), for kernels that work in
+// pairs. A pair of a 2-byte type is one 32-bit word, the first element in its low half, and one
+// paired instruction converts it each way where one element at a time would take two or three
+// (cvt.rn.f16x2.f32 / cvt.rn.bf16x2.f32 on sm_80+); a float pair is two words.
+template <typename T> struct PairBits { using type = unsigned; };
+template <> struct PairBits<float> { using type = uint2; };
+
+template <typename T> __device__ __forceinline__ float2 unpack_pair(typename PairBits<T>::type bits);
+template <> __device__ __forceinline__ float2 unpack_pair<float>(uint2 bits) {
+  return make_float2(__uint_as_float(bits.x), __uint_as_float(bits.y));
+}
+template <> __device__ __forceinline__ float2 unpack_pair<__half>(unsigned bits) {
+  return __half22float2(*reinterpret_cast<const __half2*>(&bits));
+}
+// A bf16 is the top half of the fp32 with the same value, so widening is a shift or a mask.
+template <> __device__ __forceinline__ float2 unpack_pair<__nv_bfloat16>(unsigned bits) {
+  return make_float2(__uint_as_float(bits << 16), __uint_as_float(bits & 0xffff0000u));
+}
+
+template <typename T> __device__ __forceinline__ typename PairBits<T>::type pack_pair(float2 v);
+template <> __device__ __forceinline__ uint2 pack_pair<float>(float2 v) {
+  return make_uint2(__float_as_uint(v.x), __float_as_uint(v.y));
+}
+template <> __device__ __forceinline__ unsigned pack_pair<__half>(float2 v) {
+  const __half2 h = __floats2half2_rn(v.x, v.y);
+  return *reinterpret_cast<const unsigned*>(&h);
+}
+template <> __device__ __forceinline__ unsigned pack_pair<__nv_bfloat16>(float2 v) {
+  const __nv_bfloat162 h = __floats2bfloat162_rn(v.x, v.y);
+  return *reinterpret_cast<const unsigned*>(&h);
+}
+
 }  // namespace elementwise

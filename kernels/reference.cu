@@ -131,21 +131,23 @@ __global__ void ktune_ref_layernorm_bwd_dwdb(const T* x, const T* dy, const floa
   db[c] = (float)sb;
 }
 // Launch: any grid (it strides), any block. The mask rule, restated here on purpose: element i
-// keeps iff word (i % 4) of Philox4x32-10(counter {lo32(i/4), hi32(i/4), 0, 0}, key {lo32(seed),
-// hi32(seed)}) >= (uint32)(p * 2^32). One Philox call per element (four times the work of a
-// candidate's, and sharing none of its indexing).
+// keeps iff 16-bit half h = i % 8 of Philox4x32-10(counter {lo32(i/8), hi32(i/8), 0, 0}, key
+// {lo32(seed), hi32(seed)}), that is (word (h/2) >> (16 * (h%2))) & 0xffff with the words in the
+// order x, y, z, w, is >= (uint32)(p * 2^16). One Philox call per element (eight times the work of
+// a candidate's, and sharing none of its indexing).
 template <typename T>
 __global__ void ktune_ref_bias_gelu_dropout(const T* x, const T* bias, float* ref, long long rows, long long cols,
                                             float p, unsigned long long seed) {
-  const unsigned long long threshold = (unsigned long long)((double)p * 4294967296.0);
+  const unsigned threshold16 = (unsigned)((double)p * 65536.0);
   const double scale = 1.0 / (1.0 - (double)p);
   const long long n = rows * cols;
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-    const unsigned long long group = (unsigned long long)i >> 2;
+    const unsigned long long group = (unsigned long long)i >> 3;
     const uint4 r = curand_Philox4x32_10(make_uint4((unsigned)group, (unsigned)(group >> 32), 0u, 0u),
                                          make_uint2((unsigned)seed, (unsigned)(seed >> 32)));
-    const unsigned w = (i & 3) == 0 ? r.x : (i & 3) == 1 ? r.y : (i & 3) == 2 ? r.z : r.w;
-    const bool keep = w >= threshold;
+    const unsigned h = (unsigned)(i & 7);
+    const unsigned w = h / 2 == 0 ? r.x : h / 2 == 1 ? r.y : h / 2 == 2 ? r.z : r.w;
+    const bool keep = ((w >> (16 * (h & 1))) & 0xffffu) >= threshold16;
     const double z = (double)ktune_ref_float(x[i]) + (double)ktune_ref_float(bias[i % cols]);
     const double gelu = 0.5 * z * (1.0 + erf(z * 0.70710678118654752440));
     ref[i] = keep ? (float)(gelu * scale) : 0.0f;

@@ -1,9 +1,10 @@
 // bias_gelu_dropout: Y = dropout(GELU(X + bias)) over a row-major rows x cols tensor (fp16, bf16,
 // fp32), bias (cols) broadcast over the rows, exact (erf) GELU in fp32, dropout with probability
 // p (the `p` option) and the workload's seed: the epilogue of an MLP's first linear layer in
-// training. The mask rule is in kernels/bias_gelu_dropout.cu (Philox4x32-10 by flat element
-// index, so it never depends on a configuration). X ~ N(0,1) and bias ~ N(0,1); the reference
-// (kernels/reference.cu) computes GELU in fp64 and the mask with its own cuRAND Philox calls.
+// training. The mask rule is in kernels/bias_gelu_dropout.cu (a 16-bit half of Philox4x32-10 by
+// flat element index, eight elements a call, so it never depends on a configuration). X ~ N(0,1)
+// and bias ~ N(0,1); the reference (kernels/reference.cu) computes GELU in fp64 and the mask with
+// its own cuRAND Philox calls.
 // The baseline is the copy roof, as for add: no library has this fused op.
 //
 // Kernel arguments: const T* X, const T* bias, T* Y, long long rows, int cols, float p,
@@ -119,8 +120,8 @@ class BiasGeluDropoutFamily : public KernelFamily {
   }
   Cost cost(const Problem& p) const override {
     // About 20 floating-point operations an element: the bias add, erf's polynomial (a dozen
-    // FMAs), GELU's three multiplies and an add, the dropout scale. Philox's integer work (about
-    // 20 instructions an element, 10 rounds per 4 elements) is not counted as flops.
+    // FMAs), GELU's multiplies and an add, the dropout scale. Philox's integer work (about 10
+    // instructions an element, 10 rounds per 8 elements) is not counted as flops.
     return {20.0 * p.dims.at("rows") * p.dims.at("cols"), static_cast<double>(traffic_bytes(p))};
   }
   int64_t device_bytes(const Problem& p) const override {
@@ -135,7 +136,7 @@ class BiasGeluDropoutFamily : public KernelFamily {
     // A mask mismatch is caught by this same compare: an element dropped where the reference keeps
     // it is off by its whole value, which exceeds atol / (1 - rtol) unless |GELU| < ~2e-6 (z
     // within 4e-6 of 0 or below about -5: ~2e-4 of the elements, so one stray element there could
-    // pass, but any wrong rule, seed, word or counter mismatches a fraction ~2p(1-p) of them).
+    // pass, but any wrong rule, seed, half or counter mismatches a fraction ~2p(1-p) of them).
     if (dtype == "fp16") return {2e-6, 1e-3, 5e-4};
     if (dtype == "bf16") return {2e-6, 8e-3, 4e-3};
     return {2e-6, 1e-5, 2e-6};

@@ -41,9 +41,13 @@ inline float parse_p(const std::string& text) {
   return p;
 }
 
-// An element is kept iff its Philox word >= threshold(p) = floor(p * 2^32); p * 2^32 is exact in
-// fp32 (a power-of-two scale), so the kernels' __float2uint_rz(p * 2^32f) is the same number.
-inline uint32_t threshold(float p) { return static_cast<uint32_t>(std::ldexp(static_cast<double>(p), 32)); }
+// An element is kept iff its 16-bit Philox half >= threshold16(p) = floor(p * 2^16); p * 2^16 is
+// exact in fp32 (a power-of-two scale), so the kernels' __float2uint_rz(p * 65536.0f) is the same
+// number. p < 1 keeps it at most 65535, so the rule never drops everything.
+inline uint32_t threshold16(float p) { return static_cast<uint32_t>(std::ldexp(static_cast<double>(p), 16)); }
+
+// The probability the rule drops an element with: threshold16 / 2^16, in (p - 2^-16, p].
+inline double drop_probability(float p) { return std::ldexp(static_cast<double>(threshold16(p)), -16); }
 
 // Philox4x32-10 of one counter and key, as cuRAND computes it on the device.
 inline std::array<uint32_t, 4> philox4x32_10(std::array<uint32_t, 4> counter, std::array<uint32_t, 2> key) {
@@ -51,14 +55,17 @@ inline std::array<uint32_t, 4> philox4x32_10(std::array<uint32_t, 4> counter, st
   return {r.x, r.y, r.z, r.w};
 }
 
-// The word of flat element i: word (i % 4) of Philox4x32-10({lo32(i/4), hi32(i/4), 0, 0},
-// {lo32(seed), hi32(seed)}).
-inline uint32_t element_word(uint64_t seed, uint64_t i) {
-  const uint64_t g = i / 4;
-  return philox4x32_10({static_cast<uint32_t>(g), static_cast<uint32_t>(g >> 32), 0, 0},
-                       {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)})[i % 4];
+// The 16-bit half of flat element i: half h = i % 8 of Philox4x32-10({lo32(i/8), hi32(i/8), 0, 0},
+// {lo32(seed), hi32(seed)}), which is (word (h / 2) >> (16 * (h % 2))) & 0xffff, the words in the
+// order x, y, z, w.
+inline uint32_t element_half(uint64_t seed, uint64_t i) {
+  const uint64_t g = i / 8;
+  const unsigned h = static_cast<unsigned>(i % 8);
+  const uint32_t word = philox4x32_10({static_cast<uint32_t>(g), static_cast<uint32_t>(g >> 32), 0, 0},
+                                      {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)})[h / 2];
+  return (word >> (16 * (h % 2))) & 0xffffu;
 }
 
-inline bool keeps(uint64_t seed, uint64_t i, uint32_t threshold) { return element_word(seed, i) >= threshold; }
+inline bool keeps(uint64_t seed, uint64_t i, uint32_t threshold16) { return element_half(seed, i) >= threshold16; }
 
 }  // namespace ktune::dropout

@@ -3,8 +3,8 @@
 // p, and planted wrong kernels rejected. In this process, where outputs can be read back: the
 // mask of every kind of candidate (each vector width, narrow chunks that wrap rows, grid-stride
 // and not, the tail) equals, bit for bit, the host's rule (families/dropout_rng.hpp) and the
-// reference's; the keep rate over 2^24 elements is 1 - p; cuRAND's Philox gives Random123's
-// known answers on the device too.
+// reference's; the keep rate over 2^24 elements is 1 - threshold16 / 2^16 (within 2^-16 of 1 - p);
+// cuRAND's Philox gives Random123's known answers on the device too.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -130,31 +130,35 @@ TEST(BiasGeluDropoutGpu, MatchesItsReferenceOnRaggedShapesEveryDtypeEveryP) {
 
 // ---- planted wrong kernels ----------------------------------------------------------------------
 
-// fp32, one element a thread, the rule written out; `word_expr`, `counter_expr` and `gelu_expr`
-// are where each planted kernel goes wrong.
-std::string planted_source(const std::string& name, const std::string& counter_expr, const std::string& word_expr,
-                           const std::string& gelu_expr, const std::string& scale_expr) {
+// fp32, one element a thread, the rule written out; `group_expr`, `counter_expr`, `half_expr`,
+// `keep_expr`, `gelu_expr` and `scale_expr` are where each planted kernel goes wrong.
+struct Planted {
+  std::string group = "(unsigned long long)i / 8";
+  std::string counter = "make_uint4((unsigned)g, (unsigned)(g >> 32), 0u, 0u)";
+  std::string half = "(unsigned)(i % 8)";  // which 16-bit half of the group: word h / 2, high half if h is odd
+  std::string keep = "((w >> (16 * (h % 2))) & 0xffffu) >= __float2uint_rz(p * 65536.0f)";
+  std::string gelu = "z * 0.5f * (1.0f + erff(z * 0.70710678f))";
+  std::string scale = "1.0f / (1.0f - p)";
+};
+std::string planted_source(const std::string& name, const Planted& k) {
   return fmt::format(R"(
     #include <curand_philox4x32_x.h>
     extern "C" __global__ void {0}(const float* x, const float* bias, float* y, long long rows, int cols, float p,
                                     unsigned long long seed) {{
       long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
       if (i >= rows * cols) return;
-      unsigned long long g = (unsigned long long)i / 4;
-      uint4 r = curand_Philox4x32_10({1}, make_uint2((unsigned)seed, (unsigned)(seed >> 32)));
-      unsigned k = {2};
+      unsigned long long g = {1};
+      uint4 r = curand_Philox4x32_10({2}, make_uint2((unsigned)seed, (unsigned)(seed >> 32)));
+      unsigned h = {3};
+      unsigned k = h / 2;
       unsigned w = k == 0 ? r.x : k == 1 ? r.y : k == 2 ? r.z : r.w;
       float z = x[i] + bias[i % cols];
-      float gelu = {3};
-      y[i] = w >= __float2uint_rz(p * 4294967296.0f) ? gelu * ({4}) : 0.0f;
+      float gelu = {5};
+      y[i] = {4} ? gelu * ({6}) : 0.0f;
     }})",
-                     name, counter_expr, word_expr, gelu_expr, scale_expr);
+                     name, k.group, k.counter, k.half, k.keep, k.gelu, k.scale);
 }
 
-const char* kCounter = "make_uint4((unsigned)g, (unsigned)(g >> 32), 0u, 0u)";
-const char* kWord = "(unsigned)(i % 4)";
-const char* kGelu = "z * 0.5f * (1.0f + erff(z * 0.70710678f))";
-const char* kScale = "1.0f / (1.0f - p)";
 
 Launch planted_launch(const Problem& p) {
   Launch l;
@@ -175,22 +179,29 @@ TEST(BiasGeluDropoutGpu, PlantedWrongKernelsAreRejected) {
   KTUNE_REQUIRE_GPU();
   const Problem p = bgd(1000, 3001, "fp32", "0.1");
   // The control: the rule written out right passes, so the rejections below are for their bugs.
-  const auto [control, why] =
-      run_planted(p, planted_source("planted", kCounter, kWord, kGelu, kScale), "planted", planted_launch(p));
+  const auto [control, why] = run_planted(p, planted_source("planted", Planted{}), "planted", planted_launch(p));
   EXPECT_EQ(control, Disposition::passed) << why;
-  expect_planted_rejected("the next element's Philox word",
-                          planted_source("planted", kCounter, "(unsigned)((i + 1) % 4)", kGelu, kScale), p);
-  expect_planted_rejected("the group index in the counter's high word",
-                          planted_source("planted", "make_uint4((unsigned)(g >> 32), (unsigned)g, 0u, 0u)", kWord,
-                                         kGelu, kScale),
-                          p);
+  Planted k;
+  k.half = "(unsigned)((i + 1) % 8)";
+  expect_planted_rejected("the next element's Philox half", planted_source("planted", k), p);
+  k = Planted{};
+  k.half = "(unsigned)((i % 8) ^ 1)";
+  expect_planted_rejected("a word's halves the other way round", planted_source("planted", k), p);
+  k = Planted{};
+  k.counter = "make_uint4((unsigned)(g >> 32), (unsigned)g, 0u, 0u)";
+  expect_planted_rejected("the group index in the counter's high word", planted_source("planted", k), p);
+  k = Planted{};
+  k.group = "(unsigned long long)i / 4";
+  k.half = "(unsigned)(i % 4) * 2";
+  k.keep = "w >= __float2uint_rz(p * 4294967296.0f)";
+  expect_planted_rejected("the earlier rule: a 32-bit word an element, four a call", planted_source("planted", k), p);
+  k = Planted{};
+  k.gelu = "0.5f * z * (1.0f + tanhf(0.7978845608f * (z + 0.044715f * z * z * z)))";
   expect_planted_rejected("tanh-approximate GELU (fp32 resolves the difference, up to ~5e-4)",
-                          planted_source("planted", kCounter, kWord,
-                                         "0.5f * z * (1.0f + tanhf(0.7978845608f * (z + 0.044715f * z * z * z)))",
-                                         kScale),
-                          p);
-  expect_planted_rejected("kept elements not scaled by 1/(1-p)",
-                          planted_source("planted", kCounter, kWord, kGelu, "1.0f"), p);
+                          planted_source("planted", k), p);
+  k = Planted{};
+  k.scale = "1.0f";
+  expect_planted_rejected("kept elements not scaled by 1/(1-p)", planted_source("planted", k), p);
 }
 
 // ---- in this process: masks read back ------------------------------------------------------------
@@ -336,9 +347,10 @@ std::vector<uint8_t> reference_pattern(GpuContext& gpu, const cuda::DeviceBuffer
 }
 
 // The mask depends on (seed, flat index) alone: shapes of the same element count whose row lengths
-// force every vector width (and chunks that wrap rows, cols < 4, grid-stride and not), each with
-// the spread of its candidates, all drop exactly the elements the host's rule drops, as does the
-// reference. A seed with both 32-bit halves non-zero, so the key's high word counts.
+// force every vector width (and chunks that wrap rows, cols < 8, grid-stride and not, tails of 7, 6
+// and 4 elements), each with the spread of its candidates, all drop exactly the elements the
+// host's rule drops, as does the reference. A seed with both 32-bit halves non-zero, so the key's
+// high word counts.
 TEST(BiasGeluDropoutGpu, MaskIsTheSameForEveryConfigurationShapeAndTheReference) {
   KTUNE_REQUIRE_GPU();
   GpuContext gpu(test::scratch_dir("bgd-mask"));
@@ -349,13 +361,17 @@ TEST(BiasGeluDropoutGpu, MaskIsTheSameForEveryConfigurationShapeAndTheReference)
     std::vector<int64_t> cols;  // each divides n
   };
   // 2042040 = 8 * 3 * 5 * 7 * 11 * 13 * 17: row lengths odd, 2 mod 4, 4 mod 8, 0 mod 8, and tiny.
-  // 255255 (odd): scalar chunks only, with a tail of n % 4 = 3 elements.
-  const std::vector<Set> sets = {{2042040, {3003, 2310, 4420, 8008, 3, 1, 2042040}}, {255255, {1, 3, 1001, 255255}}};
+  // 255255 (odd): scalar chunks only, with a tail of n % 8 = 7 elements. 510510 (2 mod 8): a tail
+  // of 6 after 2-element vectors; 1021020 (4 mod 8): a tail of 4 after 4-element vectors.
+  const std::vector<Set> sets = {{2042040, {3003, 2310, 4420, 8008, 3, 1, 2042040}},
+                                 {255255, {1, 3, 1001, 255255}},
+                                 {510510, {2310, 6}},
+                                 {1021020, {4420, 12}}};
   for (float drop : {0.1f, 0.5f}) {
-    const uint32_t threshold = dropout::threshold(drop);
+    const uint32_t threshold16 = dropout::threshold16(drop);
     for (const Set& set : sets) {
       std::vector<uint8_t> want(set.n);
-      for (int64_t i = 0; i < set.n; ++i) want[i] = !dropout::keeps(seed, i, threshold);
+      for (int64_t i = 0; i < set.n; ++i) want[i] = !dropout::keeps(seed, i, threshold16);
       for (std::string dtype : {"fp16", "bf16", "fp32"}) {
         std::vector<uint8_t> first;
         std::string first_name;
@@ -386,8 +402,10 @@ TEST(BiasGeluDropoutGpu, MaskIsTheSameForEveryConfigurationShapeAndTheReference)
   }
 }
 
-// Over 2^24 elements the kept fraction is 1 - p within 5 binomial standard deviations (1.2e-4 at
-// p = 0.5), for the candidate and for the reference; and another seed drops other elements.
+// Over 2^24 elements the kept fraction is 1 - q within 5 binomial standard deviations (1.2e-4 at
+// p = 0.5), q = threshold16 / 2^16 being the rule's drop probability (within 2^-16 of p, so the
+// test could not tell the two apart at this n: it checks the generator, not the rounding), for the
+// candidate and for the reference; and another seed drops other elements.
 TEST(BiasGeluDropoutGpu, KeepRateIsOneMinusPAndTheSeedMatters) {
   KTUNE_REQUIRE_GPU();
   GpuContext gpu(test::scratch_dir("bgd-rate"));
@@ -399,10 +417,11 @@ TEST(BiasGeluDropoutGpu, KeepRateIsOneMinusPAndTheSeedMatters) {
   for (const char* p_text : {"0.1", "0.5"}) {
     const Problem p = bgd(rows, cols, "fp16", p_text);
     const float drop = dropout::parse_p(p_text);
+    const double q = dropout::drop_probability(drop);
     std::vector<Loaded> loaded = load_spread(gpu, compiler, p);
     ASSERT_FALSE(loaded.empty());
     const Loaded& k = loaded.back();
-    const double sigma = std::sqrt(drop * (1.0 - drop) / n);
+    const double sigma = std::sqrt(q * (1.0 - q) / n);
     int not_finite = 0;
     std::vector<uint8_t> a = run_candidate_here(gpu, k, x, bias, y, p, drop, 42, &not_finite);
     EXPECT_EQ(not_finite, 0);
@@ -411,15 +430,15 @@ TEST(BiasGeluDropoutGpu, KeepRateIsOneMinusPAndTheSeedMatters) {
       for (uint8_t z : zeros) dropped += z;
       return 1.0 - static_cast<double>(dropped) / n;
     };
-    EXPECT_LT(std::abs(kept_fraction(a) - (1.0 - drop)), 5 * sigma) << p_text << " " << k.kernel_name;
-    EXPECT_LT(std::abs(kept_fraction(reference_pattern(gpu, x, bias, p, drop, 42)) - (1.0 - drop)), 5 * sigma);
-    // Seeds 42, 43 and 42 + 2^32 give independent masks: they disagree on a fraction 2p(1-p).
+    EXPECT_LT(std::abs(kept_fraction(a) - (1.0 - q)), 5 * sigma) << p_text << " " << k.kernel_name;
+    EXPECT_LT(std::abs(kept_fraction(reference_pattern(gpu, x, bias, p, drop, 42)) - (1.0 - q)), 5 * sigma);
+    // Seeds 42, 43 and 42 + 2^32 give independent masks: they disagree on a fraction 2q(1-q).
     for (unsigned long long other : {43ull, 42ull + (1ull << 32)}) {
       std::vector<uint8_t> b = run_candidate_here(gpu, k, x, bias, y, p, drop, other, &not_finite);
       int64_t differ = 0;
       for (int64_t i = 0; i < n; ++i) differ += a[i] != b[i];
-      const double q = 2 * drop * (1 - drop);
-      EXPECT_LT(std::abs(static_cast<double>(differ) / n - q), 5 * std::sqrt(q * (1 - q) / n))
+      const double d = 2 * q * (1 - q);
+      EXPECT_LT(std::abs(static_cast<double>(differ) / n - d), 5 * std::sqrt(d * (1 - d) / n))
           << "seed " << other;
     }
   }

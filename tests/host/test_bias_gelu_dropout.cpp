@@ -1,10 +1,12 @@
 // The bias_gelu_dropout family without a GPU: cuRAND's Philox4x32-10 (compiled for the host)
-// against Random123's known answers, the mask rule built on it, the p option, the byte count, the
-// sweep config's candidates, and the suites that name the family.
+// against Random123's known answers, the mask rule built on it (16 bits an element, eight elements
+// a Philox call), the p option, the byte count, the sweep config's candidates, and the suites that
+// name the family.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <set>
+#include <vector>
 
 #include "bench/suite.hpp"
 #include "compile/embedded.hpp"
@@ -32,35 +34,63 @@ TEST(BiasGeluDropout, CuRandPhiloxMatchesRandom123KnownAnswers) {
             (A4{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
 }
 
-TEST(BiasGeluDropout, ElementWordsAreThePhiloxWordsOfTheirGroupOfFour) {
-  // Seed 0, elements 0..3: group 0, key 0 -- the all-zero known answer, word i for element i.
-  const uint32_t kat[4] = {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8};
-  for (uint64_t i = 0; i < 4; ++i) EXPECT_EQ(dropout::element_word(0, i), kat[i]) << i;
-  // The counter's high word is hi32(i / 4), the key's high word hi32(seed): both change the words.
-  const uint64_t seed = 0x0123456789abcdefull, far = (uint64_t{5} << 34) + 6;  // group 5 * 2^32 + 1
+TEST(BiasGeluDropout, ElementHalvesAreThe16BitHalvesOfTheirGroupOfEight) {
+  // Seed 0, elements 0..7: group 0, key 0 -- the all-zero known answer {0x6627e8d5, 0xe169c58d,
+  // 0xbc57ac4c, 0x9b00dbd8}, each word's low half before its high half, x before y before z before w.
+  const uint32_t kat[8] = {0xe8d5, 0x6627, 0xc58d, 0xe169, 0xac4c, 0xbc57, 0xdbd8, 0x9b00};
+  for (uint64_t i = 0; i < 8; ++i) EXPECT_EQ(dropout::element_half(0, i), kat[i]) << i;
+  // Element 8 starts group 1.
+  EXPECT_EQ(dropout::element_half(0, 8), dropout::philox4x32_10({1, 0, 0, 0}, {0, 0})[0] & 0xffff);
+  // The counter's high word is hi32(i / 8), the key's high word hi32(seed): both change the halves.
+  const uint64_t seed = 0x0123456789abcdefull, far = (uint64_t{5} << 35) + 8 + 5;  // group 5 * 2^32 + 1, half 5
   const auto r = dropout::philox4x32_10({1, 5, 0, 0}, {0x89abcdef, 0x01234567});
-  EXPECT_EQ(dropout::element_word(seed, far), r[2]);
-  EXPECT_NE(dropout::element_word(seed, far), dropout::philox4x32_10({1, 0, 0, 0}, {0x89abcdef, 0x01234567})[2]);
-  EXPECT_NE(dropout::element_word(seed, far), dropout::philox4x32_10({1, 5, 0, 0}, {0x89abcdef, 0})[2]);
+  EXPECT_EQ(dropout::element_half(seed, far), r[2] >> 16);
+  EXPECT_NE(dropout::element_half(seed, far), dropout::philox4x32_10({1, 0, 0, 0}, {0x89abcdef, 0x01234567})[2] >> 16);
+  EXPECT_NE(dropout::element_half(seed, far), dropout::philox4x32_10({1, 5, 0, 0}, {0x89abcdef, 0})[2] >> 16);
 }
 
-TEST(BiasGeluDropout, ThresholdIsFloorOfTheFloatPTimesTwoTo32) {
-  EXPECT_EQ(dropout::threshold(0.0f), 0u);          // keeps everything
-  EXPECT_EQ(dropout::threshold(0.5f), 2147483648u);
-  EXPECT_EQ(dropout::threshold(0.1f), 429496736u);  // 0.1f = 13421773 * 2^-27
-  EXPECT_EQ(dropout::threshold(0.2f), 858993472u);  // 0.2f = 13421773 * 2^-26
+TEST(BiasGeluDropout, Threshold16IsFloorOfTheFloatPTimesTwoTo16) {
+  EXPECT_EQ(dropout::threshold16(0.0f), 0u);  // keeps everything
+  EXPECT_EQ(dropout::threshold16(0.5f), 32768u);
+  EXPECT_EQ(dropout::threshold16(0.1f), 6553u);   // 0.1f = 13421773 * 2^-27: 6553.6006 * 2^-16
+  EXPECT_EQ(dropout::threshold16(0.2f), 13107u);  // 0.2f = 13421773 * 2^-26
+  EXPECT_EQ(dropout::threshold16(std::nextafter(1.0f, 0.0f)), 65535u);  // never drops everything
   EXPECT_TRUE(dropout::keeps(7, 3, 0));
+  EXPECT_TRUE(dropout::keeps(0, 1, 0x6627));  // element 1 of seed 0 is 0x6627: kept at equality
+  EXPECT_FALSE(dropout::keeps(0, 1, 0x6628));
 }
 
-TEST(BiasGeluDropout, KeepRateIsOneMinusP) {
-  // 2^20 elements of one seed: the kept fraction within 5 binomial standard deviations.
-  const double n = 1 << 20;
+// The rule drops with probability threshold16 / 2^16: at most p, and less than 2^-16 below it,
+// for every p the option parses (and a spread of others in [0, 1)).
+TEST(BiasGeluDropout, DropProbabilityIsWithinTwoToMinus16OfP) {
+  std::vector<float> ps = {0.0f, 0.1f, 0.2f, 0.5f, std::nextafter(1.0f, 0.0f)};
+  for (int k = 1; k < 1000; ++k) ps.push_back(k / 1000.0f);
+  for (float p : ps) {
+    const double q = dropout::drop_probability(p);
+    EXPECT_LE(q, static_cast<double>(p)) << p;
+    EXPECT_GT(q, static_cast<double>(p) - std::ldexp(1.0, -16)) << p;
+  }
+  EXPECT_DOUBLE_EQ(dropout::drop_probability(0.1f), 6553.0 / 65536);
+}
+
+TEST(BiasGeluDropout, KeepRateIsOneMinusTheDropProbability) {
+  // 2^20 elements of one seed: the kept fraction within 5 binomial standard deviations of
+  // 1 - threshold16 / 2^16 (which is within 2^-16 of 1 - p), at every half of a group alike.
+  const uint64_t n = uint64_t{1} << 20;
   for (float p : {0.1f, 0.5f}) {
-    const uint32_t t = dropout::threshold(p);
-    int64_t kept = 0;
-    for (uint64_t i = 0; i < (uint64_t{1} << 20); ++i) kept += dropout::keeps(1234, i, t);
-    const double sigma = std::sqrt(p * (1 - p) / n);
-    EXPECT_LT(std::abs(kept / n - (1 - p)), 5 * sigma) << "p " << p << ": kept " << kept;
+    const uint32_t t = dropout::threshold16(p);
+    const double q = dropout::drop_probability(p);
+    int64_t kept = 0, kept_by_half[8] = {};
+    for (uint64_t i = 0; i < n; ++i) {
+      const bool k = dropout::keeps(1234, i, t);
+      kept += k;
+      kept_by_half[i % 8] += k;
+    }
+    const double sigma = std::sqrt(q * (1 - q) / n);
+    EXPECT_LT(std::abs(kept / double(n) - (1 - q)), 5 * sigma) << "p " << p << ": kept " << kept;
+    const double sigma_half = std::sqrt(q * (1 - q) / (n / 8));
+    for (int h = 0; h < 8; ++h)
+      EXPECT_LT(std::abs(kept_by_half[h] / double(n / 8) - (1 - q)), 5 * sigma_half) << "p " << p << ", half " << h;
   }
 }
 
