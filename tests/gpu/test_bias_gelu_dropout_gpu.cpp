@@ -4,13 +4,16 @@
 // mask of every kind of candidate (each vector width, narrow chunks that wrap rows, grid-stride
 // and not, the tail) equals, bit for bit, the host's rule (families/dropout_rng.hpp) and the
 // reference's; the keep rate over 2^24 elements is 1 - threshold16 / 2^16 (within 2^-16 of 1 - p);
-// cuRAND's Philox gives Random123's known answers on the device too.
+// cuRAND's Philox gives Random123's known answers on the device too, and normal_cdf.cuh (GELU's
+// Phi) keeps its host-tested accuracy with the device's exp2.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <random>
+#include <vector>
 
 #include "compile/compile_all.hpp"
 #include "compile/embedded.hpp"
@@ -442,6 +445,68 @@ TEST(BiasGeluDropoutGpu, KeepRateIsOneMinusPAndTheSeedMatters) {
           << "seed " << other;
     }
   }
+}
+
+// kernels/normal_cdf.cuh on the device, where the SFU's ex2.approx replaces the host's exp2f: on
+// the grid of tests/host/test_normal_cdf.cpp (every 1e-4 over [-6, 6]), Phi within the host's
+// bounds for each band of z plus the 2 ulp of h that ex2.approx may add (for z >= 0, h <= 0.5 and
+// Phi >= 0.5, so that is at most 1 ulp of Phi), and exactly 1 and 0 past the tail end.
+TEST(BiasGeluDropoutGpu, NormalCdfOnTheDeviceKeepsItsHostBoundsPlusTheSfuError) {
+  KTUNE_REQUIRE_GPU();
+  GpuContext gpu(test::scratch_dir("bgd-ncdf"));
+  NvrtcCompiler compiler(test::scratch_dir("bgd-ncdf-cubins"));
+  const std::string source = R"(
+    #include "normal_cdf.cuh"
+    extern "C" __global__ void phi(const float* z, float* out, int n) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < n) out[i] = normal_cdf::normal_cdf(z[i]);
+    })";
+  CompileInfo info = compiler.compile(
+      {"normal_cdf_test.cu", source, resolve_kernel_source(bgd_config()).headers, "phi", gpu.device().arch(), {}});
+  ASSERT_TRUE(info.ok) << info.log;
+  cuda::Module module(read_file(info.cubin_path));
+  CUfunction f = module.function(info.lowered_name);
+  std::vector<float> z;
+  for (int i = -60000; i <= 60000; ++i) z.push_back(static_cast<float>(i) * 1e-4f);
+  int n = static_cast<int>(z.size());
+  cuda::DeviceBuffer zd(n * sizeof(float)), out(n * sizeof(float));
+  KTUNE_CUDA(cudaMemcpy(zd.get(), z.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  const void* zp = zd.get();
+  void* op = out.get();
+  void* args[] = {&zp, &op, &n};
+  Launch l;
+  l.block[0] = 256;
+  l.grid[0] = (n + 255) / 256;
+  gpu.launch(f, l, args);
+  KTUNE_CUDA(cudaStreamSynchronize(gpu.stream()));
+  std::vector<float> phi(n);
+  KTUNE_CUDA(cudaMemcpy(phi.data(), out.get(), n * sizeof(float), cudaMemcpyDeviceToHost));
+  auto ulp32 = [](double x) {
+    int e = 0;
+    std::frexp(std::fabs(x), &e);
+    return std::ldexp(1.0, std::max(e - 1, -126) - 23);
+  };
+  struct Band {
+    double lo, hi, bound, worst = 0;  // lo < z <= hi below 0, lo <= z < hi from 0
+  };
+  std::vector<Band> bands = {{-5.5, -4, 37 + 2}, {-4, -3, 16 + 2}, {-3, -2, 13 + 2},
+                             {-2, -1, 8 + 2},    {-1, 0, 3 + 2},   {0, 5.5, 1.5 + 1}};
+  int tail_wrong = 0;
+  for (int i = 0; i < n; ++i) {
+    const float zi = z[i];
+    if (std::fabs(zi) >= 5.5f) {
+      tail_wrong += phi[i] != (zi < 0 ? 0.0f : 1.0f);
+      continue;
+    }
+    const double u = zi / std::sqrt(2.0);
+    const double want = zi >= 0 ? 0.5 * (1.0 + std::erf(u)) : 0.5 * std::erfc(-u);
+    const double err = std::fabs(phi[i] - want) / ulp32(want);
+    for (Band& b : bands)
+      if (zi < 0 ? (b.lo < zi && zi <= b.hi) : (b.lo <= zi && zi < b.hi)) b.worst = std::max(b.worst, err);
+  }
+  EXPECT_EQ(tail_wrong, 0) << "values past |z| = 5.5 that are not exactly 0 or 1";
+  for (const Band& b : bands)
+    EXPECT_LE(b.worst, b.bound) << "z in [" << b.lo << ", " << b.hi << "]: Phi off by " << b.worst << " ulp";
 }
 
 // cuRAND's Philox compiled by NVRTC for this device gives Random123's known answers (the host
