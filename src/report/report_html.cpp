@@ -1,6 +1,7 @@
-// The report as one self-contained HTML page: inline CSS, the two SVG charts (report/charts.hpp)
-// and the tables, no scripts and nothing fetched, so it opens from a CI artifact or an e-mail the
-// same way. Datasheet ceilings are flagged in a box above the charts.
+// The report as one self-contained HTML page: inline CSS, the SVG charts (report/charts.hpp: the
+// roofline, then a perf chart per rate unit) and the tables, no scripts and nothing fetched, so it
+// opens from a CI artifact or an e-mail the same way. Datasheet ceilings are flagged in a box above
+// the charts.
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -125,10 +126,13 @@ std::string report_to_html(const Report& report) {
   h += "<section id=\"charts\"><h2>Charts</h2>\n<figure>\n" + roofline_svg(report) +
        "<figcaption>Every passed candidate is a point at its problem's arithmetic intensity (FLOPs over the minimum "
        "bytes: each input read once, the output written once) and its median TFLOPS. Hover a point for its "
-       "configuration.</figcaption>\n</figure>\n<figure>\n" +
-       perf_svg(report) +
-       "<figcaption>The fastest passed configuration of each provider per problem, against the problem's size."
-       "</figcaption>\n</figure>\n</section>\n";
+       "configuration and its rate.</figcaption>\n</figure>\n";
+  for (const std::string& unit : rate_units(report))
+    h += "<figure>\n" + perf_svg(report, unit) +
+         fmt::format("<figcaption>{}: the fastest passed configuration of each provider per problem, against the "
+                     "problem's size; dashed, the roof that {} is judged against.</figcaption>\n</figure>\n",
+                     escape(unit), escape(unit));
+  h += "</section>\n";
 
   h += "<section id=\"problems\"><h2>Problems</h2>\n" + summary_table(report);
   for (const ReportProblem& p : report.problems) h += problem_section(p, c);

@@ -222,7 +222,7 @@ TEST(Report, RooflineChartMarksEveryPassedCandidate) {
   const ReportProblem& p = report.problems[0];
   EXPECT_EQ(count(svg, "class=\"point candidate"), static_cast<size_t>(p.passed_candidates - 1));  // all but the winner
   EXPECT_EQ(count(svg, "class=\"point winner\""), 1u);
-  EXPECT_EQ(count(svg, "class=\"point cublas\""), 1u);
+  EXPECT_EQ(count(svg, "class=\"point baseline\""), 1u);
   EXPECT_EQ(count(svg, "class=\"roof roof-memory\""), 1u);
   EXPECT_EQ(count(svg, "class=\"roof roof-compute\""), 1u);
   EXPECT_EQ(count(svg, "class=\"ridge\""), 1u);
@@ -242,9 +242,9 @@ TEST(Report, SeveralProblemsAndDtypes) {
   const std::string roof = roofline_svg(report);
   EXPECT_EQ(count(roof, "class=\"roof roof-compute\""), 2u);  // fp16 and bf16
   EXPECT_EQ(count(roof, "class=\"point winner\""), 3u);
-  EXPECT_EQ(count(roof, "class=\"point cublas\""), 3u);
+  EXPECT_EQ(count(roof, "class=\"point baseline\""), 3u);
 
-  const std::string perf = perf_svg(report);
+  const std::string perf = perf_svg(report, "TFLOPS");
   for (const char* series : {"ktune (best) fp16", "cuBLAS fp16", "ktune (best) bf16", "cuBLAS bf16"})
     EXPECT_NE(perf.find(std::string("data-label=\"") + series + "\""), std::string::npos) << series;
   EXPECT_EQ(count(perf, "class=\"series\""), 4u);
@@ -254,7 +254,7 @@ TEST(Report, SeveralProblemsAndDtypes) {
 
 TEST(Report, OneProblemIsOnePointPerProvider) {
   Loaded l = load_h100();
-  const std::string perf = perf_svg(build_report(l.run, l.results, measured(), kH100File.string()));
+  const std::string perf = perf_svg(build_report(l.run, l.results, measured(), kH100File.string()), "TFLOPS");
   EXPECT_EQ(count(perf, "class=\"series\""), 2u);
   EXPECT_EQ(count(perf, "class=\"point provider\""), 2u);
   EXPECT_EQ(count(perf, "class=\"series-line\""), 0u);
@@ -386,6 +386,17 @@ TEST(Report, GemmReportSaysTflopsAndCublas) {
                       "<th>ktune / cuBLAS</th>"),
             std::string::npos);
   EXPECT_EQ(count(html, "<th>vs cuBLAS</th>"), 3u);
+  EXPECT_EQ(count(html, "<svg "), 2u);  // the roofline and one perf chart
+  EXPECT_NE(html.find("id=\"perf-tflops\""), std::string::npos);
+  EXPECT_NE(html.find("TFLOPS by problem size"), std::string::npos);
+  EXPECT_EQ(html.find("perf-gbps"), std::string::npos);
+
+  // Tooltips give TFLOPS.
+  const ReportProblem& p = report.problems[0];
+  const std::string tip = fmt::format("{:.1f} TFLOPS · {:.1f}% of roof", p.records[*p.winner].roof.achieved_tflops,
+                                      p.records[*p.winner].roof.pct_attainable);
+  EXPECT_NE(roofline_svg(report).find(tip), std::string::npos) << tip;
+  EXPECT_NE(perf_svg(report, "TFLOPS").find(tip), std::string::npos) << tip;
 
   const std::string csv = report_to_csv(report);
   EXPECT_NE(csv.find(",achieved_tflops,achieved_gbps,rate,rate_unit,"), std::string::npos);
@@ -452,6 +463,43 @@ TEST(Report, MemoryBoundTablesShowGbpsAndTheirBaseline) {
   EXPECT_EQ(html.find("cuBLAS"), std::string::npos);
 }
 
+TEST(Report, MemoryBoundPerfChartIsGbpsAgainstTheMemoryRoof) {
+  Loaded l = memory_bound();
+  const Report report = build_report(l.run, l.results, measured(), "bench-memory-bound.json");
+  const std::string html = report_to_html(report);
+  EXPECT_EQ(count(html, "<svg "), 2u);  // the roofline and the GB/s chart
+  EXPECT_NE(html.find("id=\"perf-gbps\""), std::string::npos);
+  EXPECT_EQ(html.find("perf-tflops"), std::string::npos);
+  EXPECT_EQ(html.find("TFLOPS by problem size"), std::string::npos);
+
+  const std::string perf = perf_svg(report, "GB/s");
+  EXPECT_NE(perf.find("GB/s by problem size"), std::string::npos);
+  EXPECT_NE(perf.find("problem size (MB moved per run, minimum)"), std::string::npos);
+  EXPECT_EQ(perf.find("TFLOPS"), std::string::npos) << perf;
+  EXPECT_EQ(count(perf, "class=\"roof roof-memory\""), 1u);
+  EXPECT_EQ(count(perf, "class=\"roof roof-compute\""), 0u);
+  EXPECT_NE(perf.find("memory roof 3019 GB/s (measured)"), std::string::npos);
+  // The families are told apart; each provider's fastest record is a point.
+  for (const char* series : {"ktune (best) softmax", "cuDNN softmax", "copy roof softmax", "ktune (best) add",
+                             "copy roof add"})
+    EXPECT_NE(perf.find(std::string("data-label=\"") + series + "\""), std::string::npos) << series;
+  EXPECT_EQ(count(perf, "class=\"series\""), 5u);
+  EXPECT_EQ(count(perf, "class=\"point provider\""), 5u);
+  EXPECT_NE(perf.find("softmax 8192x8192 fp16 · ktune · BLOCK=256 · 0.1000 ms · 2684 GB/s · 88.9% of roof"),
+            std::string::npos)
+      << perf;
+
+  // The roofline keeps its axes (FLOP/byte, TFLOPS) but its tooltips give GB/s.
+  const std::string roof = roofline_svg(report);
+  EXPECT_NE(roof.find(">TFLOPS<"), std::string::npos);
+  EXPECT_NE(roof.find("winner · softmax 8192x8192 fp16 · ktune · BLOCK=256 · 0.1000 ms · 2684 GB/s"),
+            std::string::npos);
+  EXPECT_NE(roof.find("add 67108864 fp32 · copy roof · cudaMemcpyAsync device-to-device (copy roof) · 0.2800 ms · "
+                      "2876 GB/s · 95.3% of roof"),
+            std::string::npos);
+  EXPECT_EQ(count(roof, "class=\"point baseline\""), 3u);
+}
+
 TEST(Report, MemoryBoundCsvAndJsonSayUnitAndBaseline) {
   Loaded l = memory_bound();
   const Report report = build_report(l.run, l.results, measured(), "bench-memory-bound.json");
@@ -479,7 +527,7 @@ TEST(Report, MemoryBoundCsvAndJsonSayUnitAndBaseline) {
 }
 
 // GEMM and memory-bound problems in one report: cells carry their units, a baseline column its
-// provider, and problems are named with their family.
+// provider, problems are named with their family, and there is a perf chart for each unit.
 TEST(Report, MixedFamiliesCarryUnitsInCells) {
   Loaded l = load_h100();
   Loaded mem = memory_bound();
@@ -500,6 +548,14 @@ TEST(Report, MixedFamiliesCarryUnitsInCells) {
   const std::string html = report_to_html(report);
   EXPECT_NE(html.find("<td class=\"text\">gemm 4096x4096x4096 fp16 rr</td>"), std::string::npos);
   EXPECT_NE(html.find("<td class=\"text\">cuBLAS</td>"), std::string::npos);
+  EXPECT_EQ(count(html, "<svg "), 3u);
+  const size_t tflops = html.find("id=\"perf-tflops\""), gbps = html.find("id=\"perf-gbps\"");
+  ASSERT_NE(tflops, std::string::npos);
+  ASSERT_NE(gbps, std::string::npos);
+  EXPECT_LT(tflops, gbps);  // in the order the units first appear
+  // Each chart holds only its own problems.
+  EXPECT_EQ(perf_svg(report, "TFLOPS").find("softmax"), std::string::npos);
+  EXPECT_EQ(perf_svg(report, "GB/s").find("gemm"), std::string::npos);
 }
 
 // The reference is the first baseline even when it has no time: the copy roof timed beside it
@@ -590,6 +646,7 @@ TEST_F(ReportCommand, MemoryBoundFileReportsGbpsAgainstItsBaselines) {
   const std::string md = read_file(dir_ / "bench-memory-bound-report.md");
   EXPECT_NE(md.find("| ktune best GB/s | % of roof | baseline | baseline GB/s |"), std::string::npos) << md;
   EXPECT_EQ(md.find("cuBLAS"), std::string::npos);
+  EXPECT_NE(read_file(dir_ / "bench-memory-bound-report.html").find("id=\"perf-gbps\""), std::string::npos);
 }
 
 TEST_F(ReportCommand, GemmFileReportsTflopsAgainstCublas) {
