@@ -52,9 +52,9 @@ void setup_report(CLI::App& app, int& exit_code) {
                  p.bound);
       for (const auto& i : {p.winner, p.reference})
         if (i)
-          fmt::print("; {} {:.1f} TFLOPS ({:.1f}% of roof)",
+          fmt::print("; {} {} ({:.1f}% of roof)",
                      p.records[*i].role == Role::baseline ? provider_name(p.records[*i].source) : "ktune best",
-                     p.records[*i].roof.achieved_tflops, p.records[*i].roof.pct_attainable);
+                     record_rate(p, p.records[*i]), pct_of_roof(p, p.records[*i].roof));
       fmt::print("\n");
     }
 

@@ -138,6 +138,9 @@ ConfigProblems config_problems(const SweepConfig& config, const std::vector<Bind
 
 // The headline rate of a timed record, in its family's unit: "698.7 TFLOPS" or "3012 GB/s".
 // rate_unit() is the unit alone, for column headers; a family ktune does not know is compute-bound.
+// rate_bound() is the roof that rate is judged against (TFLOPS: compute, GB/s: memory), for what
+// must differ by more than a number (a chart's axes and roof lines).
+Bound rate_bound(const Problem& p);
 std::string rate_unit(const Problem& p);
 double rate_value(const Problem& p, double tflops, double gbps);
 std::string rate_text(const Problem& p, double tflops, double gbps);

@@ -116,11 +116,13 @@ ConfigProblems config_problems(const SweepConfig& config, const std::vector<Bind
   return out;
 }
 
-namespace {
-bool memory_bound(const Problem& p) {
+Bound rate_bound(const Problem& p) {
   const KernelFamily* f = known_family(p.family);
-  return f && f->bound() == Bound::memory;
+  return f ? f->bound() : Bound::compute;
 }
+
+namespace {
+bool memory_bound(const Problem& p) { return rate_bound(p) == Bound::memory; }
 }  // namespace
 
 std::string rate_unit(const Problem& p) { return memory_bound(p) ? "GB/s" : "TFLOPS"; }

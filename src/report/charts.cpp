@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <numbers>
@@ -61,10 +62,11 @@ std::string legend_text(double y, const std::string& text) {
                      px(y + 4), escape(text));
 }
 
-std::string point_tip(const ReportProblem& p, const ReportRecord& r) {
-  std::string who = r.role == Role::baseline || r.params.empty() ? r.kernel_name : params_text(r.params);
-  return fmt::format("{} · {} · {} · {:.4f} ms · {:.1f} TFLOPS · {:.1f}% of roof", shape_text(p.problem),
-                     provider_name(r.source), who, r.median_ms, r.roof.achieved_tflops, r.roof.pct_attainable);
+// A point's tooltip: its rate in the family's unit and the % of the roof that unit is judged by.
+std::string point_tip(const Report& report, const ReportProblem& p, const ReportRecord& r) {
+  return fmt::format("{} · {} · {} · {:.4f} ms · {} · {:.1f}% of roof", problem_label(report, p),
+                     provider_name(r.source), record_config(r), r.median_ms, record_rate(p, r),
+                     pct_of_roof(p, r.roof));
 }
 
 }  // namespace
@@ -137,11 +139,11 @@ std::string roofline_svg(const Report& report) {
       const ReportRecord& r = p.records[i];
       if (r.disposition != Disposition::passed) continue;
       const double cx = x(r.roof.intensity), cy = y(r.roof.achieved_tflops);
-      const std::string tip = point_tip(p, r);
+      const std::string tip = point_tip(report, p, r);
       if (p.winner == i)
         winners += diamond("point winner", cx, cy, 9, colour, "winner · " + tip);
       else if (r.role == Role::baseline)
-        references += square("point cublas", cx, cy, 5.5, "#444444", tip);
+        references += square("point baseline", cx, cy, 5.5, "#444444", tip);
       else
         candidates += circle(r.pruned ? "point candidate pruned" : "point candidate", cx, cy, 3.2,
                              r.pruned ? "none" : colour, colour, tip);
@@ -167,63 +169,116 @@ std::string roofline_svg(const Report& report) {
   for (size_t pi = 0; pi < report.problems.size() && pi < 16; ++pi) {
     out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>", px(kLegendX + 2),
                        px((ly += 20) - 6), svg::color(pi));
-    out += legend_text(ly, shape_text(report.problems[pi].problem));
+    out += legend_text(ly, problem_label(report, report.problems[pi]));
   }
   if (report.problems.size() > 16) out += legend_text(ly += 20, fmt::format("… {} problems", report.problems.size()));
   out += "</g>\n</svg>\n";
   return out;
 }
 
-std::string perf_svg(const Report& report) {
-  // Which problem attributes vary decides how series are named.
-  std::set<std::string> dtypes;
-  std::set<Options> options;
-  for (const ReportProblem& p : report.problems) {
-    dtypes.insert(p.problem.dtype);
-    options.insert(p.problem.options);
+namespace {
+
+// What a perf chart plots, by the roof its problems' rate is judged against.
+struct PerfAxes {
+  std::string title, x_title, y_title;
+  double (*size)(const Cost&);  // the x value of a problem
+};
+
+PerfAxes perf_axes(Bound bound) {
+  if (bound == Bound::memory)
+    return {"GB/s by problem size", "problem size (MB moved per run, minimum)", "GB/s (median)",
+            [](const Cost& c) { return c.min_bytes / 1e6; }};
+  return {"TFLOPS by problem size", "problem size (GFLOP per run)", "TFLOPS (median)",
+          [](const Cost& c) { return c.flops / 1e9; }};
+}
+
+}  // namespace
+
+std::string perf_id(const std::string& unit) {
+  std::string id = "perf-";
+  for (unsigned char ch : unit)  // "GB/s": "gbps"
+    if (std::isalnum(ch))
+      id += static_cast<char>(std::tolower(ch));
+    else if (ch == '/')
+      id += 'p';
+  return id;
+}
+
+std::string perf_svg(const Report& report, const std::string& unit) {
+  std::vector<const ReportProblem*> problems;
+  for (const ReportProblem& p : report.problems)
+    if (rate_unit(p.problem) == unit) problems.push_back(&p);
+  const Bound bound = problems.empty() ? Bound::compute : rate_bound(problems.front()->problem);
+  const PerfAxes axes = perf_axes(bound);
+
+  // Which problem attributes vary decides how series are named: the family when the chart holds
+  // several, the dtype (the options) when some family's problems differ in it.
+  std::map<std::string, std::set<std::string>> dtypes;  // family -> its dtypes here
+  std::map<std::string, std::set<Options>> options;
+  for (const ReportProblem* p : problems) {
+    dtypes[p->problem.family].insert(p->problem.dtype);
+    options[p->problem.family].insert(p->problem.options);
   }
+  auto varies = [](const auto& by_family) {
+    return std::any_of(by_family.begin(), by_family.end(), [](const auto& kv) { return kv.second.size() > 1; });
+  };
+  const bool name_family = dtypes.size() > 1, name_dtype = varies(dtypes), name_options = varies(options);
   auto options_text = [](const Options& o) {
     std::string text;
     for (const auto& [name, value] : o) text += " " + value;
     return text;
   };
   struct Point {
-    double gflop, tflops;
+    double size, rate;
     std::string tip;
   };
   std::map<std::string, std::vector<Point>> series;  // label -> points
-  std::map<std::string, double> peaks;
-  double g_min = INFINITY, g_max = 0, t_max = 0;
-  for (const ReportProblem& p : report.problems) {
-    peaks[p.problem.dtype] = p.roofs.compute_tflops;
-    const std::string suffix =
-        (dtypes.size() > 1 ? " " + p.problem.dtype : "") + (options.size() > 1 ? options_text(p.problem.options) : "");
+  // The roofs drawn: each dtype's compute roof (TFLOPS), or the one memory roof (GB/s), which
+  // every dtype shares.
+  std::map<std::string, double> roofs;
+  double s_min = INFINITY, s_max = 0, r_max = 0;
+  for (const ReportProblem* pp : problems) {
+    const ReportProblem& p = *pp;
+    if (bound == Bound::memory)
+      roofs["memory"] = p.roofs.memory_gbps;
+    else
+      roofs[p.problem.dtype] = p.roofs.compute_tflops;
+    const std::string suffix = (name_family ? " " + p.problem.family : "") +
+                               (name_dtype ? " " + p.problem.dtype : "") +
+                               (name_options ? options_text(p.problem.options) : "");
+    const double size = axes.size(p.cost);
     std::set<std::string> seen;  // the fastest passed record of each provider (records are fastest first)
     for (size_t i = 0; i < p.records.size(); ++i) {
       const ReportRecord& r = p.records[i];
       if (r.disposition != Disposition::passed || !seen.insert(r.source).second) continue;
       const std::string label = (r.role == Role::candidate ? "ktune (best)" : provider_name(r.source)) + suffix;
-      series[label].push_back({p.cost.flops / 1e9, r.roof.achieved_tflops, point_tip(p, r)});
-      g_min = std::min(g_min, p.cost.flops / 1e9);
-      g_max = std::max(g_max, p.cost.flops / 1e9);
-      t_max = std::max(t_max, r.roof.achieved_tflops);
+      const double rate = rate_value(p.problem, r.roof.achieved_tflops, r.roof.achieved_gbps);
+      series[label].push_back({size, rate, point_tip(report, p, r)});
+      s_min = std::min(s_min, size);
+      s_max = std::max(s_max, size);
+      r_max = std::max(r_max, rate);
     }
   }
-  for (const auto& [dtype, peak] : peaks) t_max = std::max(t_max, peak);
-  if (!(g_max > 0)) g_min = g_max = 1;
-  const svg::Scale x = svg::Scale::log(g_min / 3, g_max * 3, kFrame.left, kFrame.right());
-  const svg::Scale y = svg::Scale::linear(0, std::max(t_max, 1.0) * 1.1, kFrame.bottom(), kFrame.top);
+  for (const auto& [name, roof] : roofs) r_max = std::max(r_max, roof);
+  if (!(s_max > 0)) s_min = s_max = 1;
+  const svg::Scale x = svg::Scale::log(s_min / 3, s_max * 3, kFrame.left, kFrame.right());
+  const svg::Scale y = svg::Scale::linear(0, std::max(r_max, 1.0) * 1.1, kFrame.bottom(), kFrame.top);
 
-  std::string out = open_svg("perf", "TFLOPS by problem size");
-  out += svg::axes(kFrame, x, y, "problem size (GFLOP per run)", "TFLOPS (median)");
+  std::string out = open_svg(perf_id(unit), axes.title);
+  out += svg::axes(kFrame, x, y, axes.x_title, axes.y_title);
   out += "<g class=\"roofs\">\n";
-  for (const auto& [dtype, peak] : peaks)
-    out += fmt::format("<line class=\"roof roof-compute\" data-dtype=\"{0}\" x1=\"{1}\" y1=\"{2}\" x2=\"{3}\" "
-                       "y2=\"{2}\" stroke=\"#d62728\" stroke-dasharray=\"6 4\"/>"
-                       "<text class=\"roof-label\" x=\"{3}\" y=\"{4}\" font-size=\"12\" fill=\"#d62728\" "
-                       "text-anchor=\"end\">{0} roof {5:.0f} TFLOPS ({6})</text>\n",
-                       dtype, px(kFrame.left), px(y(peak)), px(kFrame.right() - 4), px(y(peak) - 5), peak,
-                       report.ceilings.source);
+  for (const auto& [name, roof] : roofs) {
+    // The memory roof's label sits at the left: large transfers are the points that reach it.
+    const bool memory = bound == Bound::memory;
+    out += fmt::format("<line class=\"roof {0}\"{1} x1=\"{2}\" y1=\"{3}\" x2=\"{4}\" y2=\"{3}\" stroke=\"#d62728\" "
+                       "stroke-dasharray=\"6 4\"/>"
+                       "<text class=\"roof-label\" x=\"{5}\" y=\"{6}\" font-size=\"12\" fill=\"#d62728\" "
+                       "text-anchor=\"{7}\">{8} roof {9:.0f} {10} ({11})</text>\n",
+                       memory ? "roof-memory" : "roof-compute",
+                       memory ? "" : fmt::format(" data-dtype=\"{}\"", name), px(kFrame.left), px(y(roof)),
+                       px(kFrame.right() - 4), px(memory ? kFrame.left + 6 : kFrame.right() - 4), px(y(roof) - 5),
+                       memory ? "start" : "end", name, roof, unit, report.ceilings.source);
+  }
   out += "</g>\n";
 
   std::string legend = "<g class=\"legend\">\n";
@@ -231,17 +286,17 @@ std::string perf_svg(const Report& report) {
   size_t si = 0;
   for (auto& [label, points] : series) {
     const std::string& colour = svg::color(si++);
-    std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.gflop < b.gflop; });
+    std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.size < b.size; });
     std::string path;
     for (const Point& pt : points)
-      path += fmt::format("{}{},{}", path.empty() ? "" : " ", px(x(pt.gflop)), px(y(pt.tflops)));
+      path += fmt::format("{}{},{}", path.empty() ? "" : " ", px(x(pt.size)), px(y(pt.rate)));
     out += fmt::format("<g class=\"series\" data-label=\"{}\">\n", escape(label));
     if (points.size() > 1)
       out += fmt::format("<polyline class=\"series-line\" points=\"{}\" fill=\"none\" stroke=\"{}\" "
                          "stroke-width=\"2\"/>\n",
                          path, colour);
     for (const Point& pt : points)
-      out += circle("point provider", x(pt.gflop), y(pt.tflops), 4.5, colour, colour, pt.tip);
+      out += circle("point provider", x(pt.size), y(pt.rate), 4.5, colour, colour, pt.tip);
     out += "</g>\n";
     legend += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2\"/>",
                           px(kLegendX), px(ly), px(kLegendX + 16), px(ly), colour);

@@ -35,12 +35,15 @@ Report build_report(const RunInfo& run, const std::vector<ProblemResult>& result
       if (!rec.is_baseline() && rec.disposition == Disposition::passed) ++p.passed_candidates;
       p.records.push_back(std::move(r));
     }
-    // The reference is the problem's first baseline (the one candidates were compared with), not
-    // the fastest: a memory-bound family's copy roof is timed beside its library op.
-    std::string reference_name;
-    for (const ReportRecord& r : p.records)
-      if (r.role == Role::baseline) {
-        reference_name = r.kernel_name;
+    // The reference is the problem's first baseline (the one candidates were compared with, so
+    // every ratio_vs_reference is against it), not the fastest: a memory-bound family's copy roof
+    // is timed beside its library op. First in the file, timed or not: when it failed, the
+    // problem has no reference rather than another baseline standing in for it.
+    std::string reference_kernel;
+    for (const CandidateRecord& rec : result.records)
+      if (rec.is_baseline()) {
+        reference_kernel = rec.kernel_name;
+        p.reference_source = rec.source;
         break;
       }
     std::stable_sort(p.records.begin(), p.records.end(),
@@ -49,7 +52,7 @@ Report build_report(const RunInfo& run, const std::vector<ProblemResult>& result
       const ReportRecord& r = p.records[i];
       if (r.disposition != Disposition::passed) continue;
       if (r.role == Role::baseline) {
-        if (!p.reference && r.kernel_name == reference_name) p.reference = i;
+        if (!p.reference && r.kernel_name == reference_kernel) p.reference = i;
       } else if (!p.winner) {
         p.winner = i;
       }
@@ -82,11 +85,67 @@ std::string record_note(const ReportProblem& p, size_t i) {
 
 std::string ceilings_note(const Ceilings& c) {
   if (c.source == "datasheet")
-    return fmt::format("Datasheet values ({}), not measured on this device: cuBLAS and real kernels stay well below "
-                       "them. Run `ktune ceilings` on the GPU for measured roofs.",
+    return fmt::format("Datasheet values ({}), not measured on this device: real kernels, library calls and copies "
+                       "included, stay well below them. Run `ktune ceilings` on the GPU for measured roofs.",
                        c.label);
   return fmt::format("Measured by `ktune ceilings` on {}{}; each roof is the work of one run over its median time.",
                      c.label, c.measured_at.empty() ? "" : " at " + c.measured_at);
+}
+
+std::string record_rate(const ReportProblem& p, const ReportRecord& r) {
+  return rate_text(p.problem, r.roof.achieved_tflops, r.roof.achieved_gbps);
+}
+
+std::string rate_number(const ReportProblem& p, const ReportRecord& r) {
+  const std::string text = record_rate(p, r), unit = " " + rate_unit(p.problem);
+  return text.ends_with(unit) ? text.substr(0, text.size() - unit.size()) : text;
+}
+
+double pct_of_roof(const ReportProblem& p, const RooflinePoint& f) {
+  return rate_value(p.problem, f.pct_attainable, f.pct_memory_roof);
+}
+
+std::string reference_name(const ReportProblem& p) {
+  return p.reference_source.empty() ? "reference" : provider_name(p.reference_source);
+}
+
+namespace {
+// The one value every problem gives (problems giving "" are skipped), else "".
+template <typename F>
+std::string common(const Report& report, F value) {
+  std::string shared;
+  for (const ReportProblem& p : report.problems) {
+    const std::string v = value(p);
+    if (v.empty()) continue;
+    if (!shared.empty() && v != shared) return "";
+    shared = v;
+  }
+  return shared;
+}
+}  // namespace
+
+std::string common_rate_unit(const Report& report) {
+  return common(report, [](const ReportProblem& p) { return rate_unit(p.problem); });
+}
+
+std::string common_reference_name(const Report& report) {
+  return common(report, [](const ReportProblem& p) {
+    return p.reference_source.empty() ? std::string() : provider_name(p.reference_source);
+  });
+}
+
+std::vector<std::string> rate_units(const Report& report) {
+  std::vector<std::string> units;
+  for (const ReportProblem& p : report.problems)
+    if (std::find(units.begin(), units.end(), rate_unit(p.problem)) == units.end())
+      units.push_back(rate_unit(p.problem));
+  return units;
+}
+
+std::string problem_label(const Report& report, const ReportProblem& p) {
+  for (const ReportProblem& other : report.problems)
+    if (other.problem.family != p.problem.family) return describe(p.problem);
+  return shape_text(p.problem);
 }
 
 std::vector<CeilingRow> ceiling_rows(const Ceilings& c) {

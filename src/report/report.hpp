@@ -1,7 +1,9 @@
 // What every report format shows, computed once from a results file and the device's ceilings:
 // per problem its roofs and roofline figures, every timed record with its own figures (fastest
-// first), the winner (the fastest passed candidate not from cuBLAS) and the reference (cuBLAS).
-// The writers (report/writers.hpp) only lay this out.
+// first), the winner (the fastest passed candidate) and the reference (the problem's first
+// baseline: cuBLAS for gemm, cuDNN or the copy roof for memory-bound families). Rates are shown in
+// each problem's family unit (families/family.hpp: rate_text), so one report may mix TFLOPS and
+// GB/s. The writers (report/writers.hpp) only lay this out.
 #pragma once
 
 #include <map>
@@ -43,9 +45,11 @@ struct ReportProblem {
   std::string bound;                // "compute" | "memory"
   std::vector<ReportRecord> records;  // every record with a time, fastest first
   std::optional<size_t> winner;       // index into records
-  std::optional<size_t> reference;    // index into records
+  std::optional<size_t> reference;    // index into records, when the reference has a passed time
+  std::string reference_source;       // its provider ("cublas", "cudnn", "copy"): what every
+                                      // ratio_vs_reference is against; empty without a baseline
   std::map<std::string, int> untimed;  // disposition -> records without a time (never run, or failed first)
-  int passed_candidates = 0;           // passed records not from cuBLAS
+  int passed_candidates = 0;           // passed records that are not baselines
 };
 
 struct Report {
@@ -64,6 +68,25 @@ std::string params_text(const Bindings& params);       // "BLOCK_K=32 BLOCK_M=12
 std::string record_config(const ReportRecord& r);      // the parameters, or the kernel name of a library call
 std::string record_note(const ReportProblem& p, size_t i);  // "winner", "reference", "pruned", "incorrect", ...
 std::string ceilings_note(const Ceilings& ceilings);   // measured where and when, or a datasheet warning
+
+// Family-neutral wording. A rate is a record's headline figure in its problem's unit ("698.7
+// TFLOPS", "3012 GB/s"); its "% of roof" is of the roof that unit is judged against: the roofline's
+// attainable for TFLOPS, the copy roof for GB/s.
+std::string record_rate(const ReportProblem& p, const ReportRecord& r);
+std::string rate_number(const ReportProblem& p, const ReportRecord& r);  // the rate without its unit: "3012"
+double pct_of_roof(const ReportProblem& p, const RooflinePoint& f);
+// The provider the problem's ratios are against, as shown: "cuBLAS", "cuDNN", "copy roof"; or
+// "reference" when the problem has no baseline.
+std::string reference_name(const ReportProblem& p);
+// What every problem of the report shares, for column headers: the rate unit, the reference's
+// provider name; empty when problems differ (or none has a reference).
+std::string common_rate_unit(const Report& report);
+std::string common_reference_name(const Report& report);
+// The units the report's problems are rated in, first appearance first: one perf chart each.
+std::vector<std::string> rate_units(const Report& report);
+// A problem as tables and legends name it: its shape ("4096x4096x4096 fp16 rr") when the report
+// holds one family, else with the family first ("softmax 8192x8192 fp16").
+std::string problem_label(const Report& report, const ReportProblem& p);
 
 // One line of the ceilings table: "memory (copy, bytes read + written)", "3003 GB/s", and how it
 // was measured ("cudaMemcpyAsync ..., median 0.715 ms of 70") or "datasheet".

@@ -1,10 +1,12 @@
 // The report as CSV: one row per timed record; see writers.hpp. Columns: family, the problem's
 // dims (in its family's order), dtype, the family's options (gemm: layout), source, role
 // (winner, reference or empty), config_name, params (NAME=VALUE ...), kernel_name, disposition, pruned, samples,
-// median_ms, flops, min_bytes, intensity, ridge, bound, achieved_tflops, achieved_gbps,
-// compute_roof_tflops, memory_roof_gbps, attainable_tflops, pct_compute_roof, pct_memory_roof,
-// pct_attainable, ratio_vs_reference, sm_clock_mhz and power_w (NVML after the samples; empty
-// without it), throttled, ceilings (measured or datasheet). Quoted as RFC 4180 asks.
+// median_ms, flops, min_bytes, intensity, ridge, bound, achieved_tflops, achieved_gbps, rate and
+// rate_unit (the family's headline figure: achieved_tflops for gemm, achieved_gbps for memory-bound
+// families), compute_roof_tflops, memory_roof_gbps, attainable_tflops, pct_compute_roof,
+// pct_memory_roof, pct_attainable, ratio_vs_reference, reference_source (the provider that ratio is
+// against: cublas, cudnn, copy), sm_clock_mhz and power_w (NVML after the samples; empty without
+// it), throttled, ceilings (measured or datasheet). Quoted as RFC 4180 asks.
 #include <fmt/format.h>
 
 #include <set>
@@ -51,9 +53,10 @@ std::string report_to_csv(const Report& report) {
   header.insert(header.end(), options.begin(), options.end());
   for (const char* c : {"source", "role", "config_name", "params", "kernel_name", "disposition",
                         "pruned", "samples", "median_ms", "flops", "min_bytes", "intensity", "ridge", "bound",
-                        "achieved_tflops", "achieved_gbps", "compute_roof_tflops", "memory_roof_gbps",
-                        "attainable_tflops", "pct_compute_roof", "pct_memory_roof", "pct_attainable",
-                        "ratio_vs_reference", "sm_clock_mhz", "power_w", "throttled", "ceilings"})
+                        "achieved_tflops", "achieved_gbps", "rate", "rate_unit", "compute_roof_tflops",
+                        "memory_roof_gbps", "attainable_tflops", "pct_compute_roof", "pct_memory_roof",
+                        "pct_attainable", "ratio_vs_reference", "reference_source", "sm_clock_mhz", "power_w",
+                        "throttled", "ceilings"})
     header.push_back(c);
 
   std::string out;
@@ -79,10 +82,11 @@ std::string report_to_csv(const Report& report) {
             r.kernel_name, std::string(to_string(r.disposition)), std::string(r.pruned ? "true" : "false"),
             std::to_string(r.samples), number(r.median_ms), number(f.flops), number(f.bytes), number(f.intensity),
             number(f.ridge), f.bound, number(f.achieved_tflops), number(f.achieved_gbps),
+            number(rate_value(p.problem, f.achieved_tflops, f.achieved_gbps)), rate_unit(p.problem),
             number(p.roofs.compute_tflops), number(p.roofs.memory_gbps), number(f.attainable_tflops),
             number(f.pct_compute_roof), number(f.pct_memory_roof), number(f.pct_attainable),
-            number(r.ratio_vs_reference), sm_clock(r), power(r), std::string(r.throttled ? "true" : "false"),
-            report.ceilings.source})
+            number(r.ratio_vs_reference), p.reference_source, sm_clock(r), power(r),
+            std::string(r.throttled ? "true" : "false"), report.ceilings.source})
         cells.push_back(std::move(cell));
       line(cells);
     }

@@ -1,6 +1,7 @@
-// The report as one self-contained HTML page: inline CSS, the two SVG charts (report/charts.hpp)
-// and the tables, no scripts and nothing fetched, so it opens from a CI artifact or an e-mail the
-// same way. Datasheet ceilings are flagged in a box above the charts.
+// The report as one self-contained HTML page: inline CSS, the SVG charts (report/charts.hpp: the
+// roofline, then a perf chart per rate unit) and the tables, no scripts and nothing fetched, so it
+// opens from a CI artifact or an e-mail the same way. Datasheet ceilings are flagged in a box above
+// the charts.
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -42,23 +43,31 @@ std::string td(const std::string& text, bool is_text = false) {
   return fmt::format("<td{}>{}</td>", is_text ? " class=\"text\"" : "", escape(text));
 }
 
+// One row per problem. Headers name the rate unit and the reference's provider when every problem
+// shares them (a GEMM report: "ktune best TFLOPS", "cuBLAS TFLOPS", "ktune / cuBLAS"). Otherwise a
+// "baseline" column names each problem's provider (a memory-bound bench: cuDNN for softmax, the
+// copy roof for add) and, when units differ too, rate cells carry their unit ("3012 GB/s").
 std::string summary_table(const Report& report) {
-  std::string t =
+  const std::string unit = common_rate_unit(report), ref = common_reference_name(report);
+  const std::string ref_header = ref.empty() ? "baseline" : ref, unit_suffix = " " + (unit.empty() ? "rate" : unit);
+  std::string t = fmt::format(
       "<table class=\"summary\"><tr><th class=\"text\">problem</th><th>intensity (FLOP/B)</th><th>ridge</th>"
-      "<th class=\"text\">bound</th><th>ktune best TFLOPS</th><th>% of roof</th><th>cuBLAS TFLOPS</th>"
-      "<th>% of roof</th><th>ktune / cuBLAS</th></tr>\n";
+      "<th class=\"text\">bound</th><th>ktune best{1}</th><th>% of roof</th>{2}<th>{0}{1}</th>"
+      "<th>% of roof</th><th>ktune / {0}</th></tr>\n",
+      escape(ref_header), escape(unit_suffix), ref.empty() ? "<th class=\"text\">baseline</th>" : "");
   for (const ReportProblem& p : report.problems) {
     auto figures = [&](const std::optional<size_t>& i) {
       if (!i) return td("—") + td("—");
-      const RooflinePoint& f = p.records[*i].roof;
-      return td(fmt::format("{:.1f}", f.achieved_tflops)) + td(pct(f.pct_attainable));
+      const ReportRecord& r = p.records[*i];
+      return td(unit.empty() ? record_rate(p, r) : rate_number(p, r)) + td(pct(pct_of_roof(p, r.roof)));
     };
     std::string ratio = "—";
     if (p.winner && p.reference)
       ratio = fmt::format("{:.3f}x", p.records[*p.reference].median_ms / p.records[*p.winner].median_ms);
-    t += "<tr>" + td(shape_text(p.problem), true) + td(fmt::format("{:.1f}", p.intensity)) +
-         td(fmt::format("{:.1f}", p.ridge)) + td(p.bound, true) + figures(p.winner) + figures(p.reference) + td(ratio) +
-         "</tr>\n";
+    t += "<tr>" + td(problem_label(report, p), true) + td(fmt::format("{:.1f}", p.intensity)) +
+         td(fmt::format("{:.1f}", p.ridge)) + td(p.bound, true) + figures(p.winner) +
+         (ref.empty() ? td(p.reference_source.empty() ? "—" : reference_name(p), true) : "") +
+         figures(p.reference) + td(ratio) + "</tr>\n";
   }
   return t + "</table>\n";
 }
@@ -71,9 +80,11 @@ std::string problem_section(const ReportProblem& p, const Ceilings& c) {
                    "FLOP/B → <b>{}-bound</b> · roofs {:.0f} TFLOPS, {:.0f} GB/s ({}) · candidates: {}</p>\n",
                    p.cost.flops, p.cost.min_bytes, p.intensity, p.ridge, p.bound, p.roofs.compute_tflops,
                    p.roofs.memory_gbps, escape(c.source), escape(counts));
-  s += "<table class=\"candidates\"><tr><th>#</th><th class=\"text\">source</th><th class=\"text\">config</th>"
-       "<th>median ms</th><th>TFLOPS</th><th>GB/s</th><th>% compute roof</th><th>% memory roof</th>"
-       "<th>vs cuBLAS</th><th class=\"text\">GPU</th><th class=\"text\">note</th></tr>\n";
+  s += fmt::format("<table class=\"candidates\"><tr><th>#</th><th class=\"text\">source</th>"
+                   "<th class=\"text\">config</th><th>median ms</th><th>TFLOPS</th><th>GB/s</th>"
+                   "<th>% compute roof</th><th>% memory roof</th><th>vs {}</th><th class=\"text\">GPU</th>"
+                   "<th class=\"text\">note</th></tr>\n",
+                   escape(reference_name(p)));
   size_t shown = 0;
   for (size_t i = 0; i < p.records.size(); ++i) {
     const ReportRecord& r = p.records[i];
@@ -115,10 +126,13 @@ std::string report_to_html(const Report& report) {
   h += "<section id=\"charts\"><h2>Charts</h2>\n<figure>\n" + roofline_svg(report) +
        "<figcaption>Every passed candidate is a point at its problem's arithmetic intensity (FLOPs over the minimum "
        "bytes: each input read once, the output written once) and its median TFLOPS. Hover a point for its "
-       "configuration.</figcaption>\n</figure>\n<figure>\n" +
-       perf_svg(report) +
-       "<figcaption>The fastest passed configuration of each provider per problem, against the problem's size."
-       "</figcaption>\n</figure>\n</section>\n";
+       "configuration and its rate.</figcaption>\n</figure>\n";
+  for (const std::string& unit : rate_units(report))
+    h += "<figure>\n" + perf_svg(report, unit) +
+         fmt::format("<figcaption>{}: the fastest passed configuration of each provider per problem, against the "
+                     "problem's size; dashed, the roof that {} is judged against.</figcaption>\n</figure>\n",
+                     escape(unit), escape(unit));
+  h += "</section>\n";
 
   h += "<section id=\"problems\"><h2>Problems</h2>\n" + summary_table(report);
   for (const ReportProblem& p : report.problems) h += problem_section(p, c);

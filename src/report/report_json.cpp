@@ -1,4 +1,6 @@
 // The report as JSON; see writers.hpp. Numbers that can be non-finite go through double_to_json.
+// Each problem says its rate_unit ("TFLOPS" or "GB/s") and reference_source (the provider every
+// ratio_vs_reference is against); each record its rate in that unit.
 #include "report/writers.hpp"
 #include "store/record_json.hpp"
 #include "store/telemetry_json.hpp"
@@ -40,6 +42,7 @@ json report_to_json(const Report& report) {
                          {"pruned", r.pruned},
                          {"median_ms", double_to_json(r.median_ms)},
                          {"samples", r.samples},
+                         {"rate", double_to_json(rate_value(p.problem, r.roof.achieved_tflops, r.roof.achieved_gbps))},
                          {"ratio_vs_reference", double_to_json(r.ratio_vs_reference)},
                          {"roofline", roofline_json(r.roof)},
                          {"telemetry", r.telemetry ? json(*r.telemetry) : json(nullptr)},
@@ -55,6 +58,8 @@ json report_to_json(const Report& report) {
                         {"bound", p.bound},
                         {"winner", index_json(p.winner)},
                         {"reference", index_json(p.reference)},
+                        {"reference_source", p.reference_source},
+                        {"rate_unit", rate_unit(p.problem)},
                         {"passed_candidates", p.passed_candidates},
                         {"untimed", p.untimed},
                         {"records", records}});

@@ -35,19 +35,26 @@ std::string report_to_markdown(const Report& report) {
                     ceilings_note(c));
   for (const CeilingRow& row : ceiling_rows(c))
     md += fmt::format("| {} | {} | {} |\n", row.roof, row.value, cell(row.how));
-  md += "\n## Problems\n\n| problem | intensity (FLOP/B) | ridge | bound | ktune best TFLOPS | % of roof | cuBLAS "
-        "TFLOPS | % of roof | ktune / cuBLAS |\n|---|---|---|---|---|---|---|---|---|\n";
+  // Headers name the rate unit and the reference's provider when every problem shares them;
+  // otherwise a baseline column names the provider and cells carry their unit (as report_html.cpp).
+  const std::string unit = common_rate_unit(report), ref = common_reference_name(report);
+  const std::string ref_header = ref.empty() ? "baseline" : ref, unit_suffix = " " + (unit.empty() ? "rate" : unit);
+  md += fmt::format("\n## Problems\n\n| problem | intensity (FLOP/B) | ridge | bound | ktune best{1} | % of roof | "
+                    "{2}{0}{1} | % of roof | ktune / {0} |\n|---|---|---|---|---|---|---|---|---|{3}\n",
+                    ref_header, unit_suffix, ref.empty() ? "baseline | " : "", ref.empty() ? "---|" : "");
   for (const ReportProblem& p : report.problems) {
     auto figures = [&](const std::optional<size_t>& i) {
       if (!i) return std::string("— | —");
-      const RooflinePoint& f = p.records[*i].roof;
-      return fmt::format("{:.1f} | {}", f.achieved_tflops, pct(f.pct_attainable));
+      const ReportRecord& r = p.records[*i];
+      return fmt::format("{} | {}", unit.empty() ? record_rate(p, r) : rate_number(p, r), pct(pct_of_roof(p, r.roof)));
     };
     std::string ratio = "—";
     if (p.winner && p.reference)
       ratio = fmt::format("{:.3f}x", p.records[*p.reference].median_ms / p.records[*p.winner].median_ms);
-    md += fmt::format("| {} | {:.1f} | {:.1f} | {} | {} | {} | {} |\n", cell(shape_text(p.problem)), p.intensity,
-                      p.ridge, p.bound, figures(p.winner), figures(p.reference), ratio);
+    const std::string provider =
+        ref.empty() ? (p.reference_source.empty() ? "— | " : cell(reference_name(p)) + " | ") : "";
+    md += fmt::format("| {} | {:.1f} | {:.1f} | {} | {} | {}{} | {} |\n", cell(problem_label(report, p)), p.intensity,
+                      p.ridge, p.bound, figures(p.winner), provider, figures(p.reference), ratio);
   }
 
   for (const ReportProblem& p : report.problems) {
@@ -59,8 +66,9 @@ std::string report_to_markdown(const Report& report) {
     std::string counts = fmt::format("{} passed", p.passed_candidates);
     for (const auto& [disposition, n] : p.untimed) counts += fmt::format(", {} {}", n, disposition);
     md += fmt::format("Candidates: {}.\n\n", counts);
-    md += "| # | source | config | median ms | TFLOPS | GB/s | % compute roof | % memory roof | vs cuBLAS | GPU | note "
-          "|\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+    md += fmt::format("| # | source | config | median ms | TFLOPS | GB/s | % compute roof | % memory roof | vs {} "
+                      "| GPU | note |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+                      cell(reference_name(p)));
     size_t shown = 0;
     for (size_t i = 0; i < p.records.size(); ++i) {
       const ReportRecord& r = p.records[i];

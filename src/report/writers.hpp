@@ -4,7 +4,8 @@
 //   <stem>.csv   one row per timed record, the roofline figures as columns
 //   <stem>.md    a summary fit for a CI job summary or a pull request
 //   <stem>.html  self-contained (inline CSS and SVG, no scripts, no network): the roofline chart,
-//                the TFLOPS-by-problem-size chart and the tables (report/charts.hpp)
+//                a rate-by-problem-size chart per rate unit (TFLOPS, GB/s) and the tables
+//                (report/charts.hpp)
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <string>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "families/family.hpp"
@@ -77,6 +78,40 @@ ProblemResult synthetic(int64_t m, int64_t n, int64_t k, const std::string& dtyp
   r.cost = find_family("gemm").cost(r.problem);
   r.records = std::move(recs);
   return r;
+}
+
+// A baseline other than cuBLAS: cuDNN, or the copy roof timed beside a memory-bound family.
+CandidateRecord baseline(const std::string& source, const std::string& kernel, double median_ms) {
+  CandidateRecord r = timed(source, median_ms);
+  r.role = Role::baseline;
+  r.kernel_name = kernel;
+  return r;
+}
+
+ProblemResult of_family(Problem problem, std::vector<CandidateRecord> recs) {
+  ProblemResult r;
+  r.problem = std::move(problem);
+  r.cost = find_family(r.problem.family).cost(r.problem);
+  r.records = std::move(recs);
+  return r;
+}
+
+const Problem kSoftmax{"softmax", {{"rows", 8192}, {"cols", 8192}}, "fp16", {}};  // 268435456 bytes moved
+const Problem kAdd{"add", {{"N", int64_t{1} << 26}}, "fp32", {}};                 // 805306368 bytes moved
+
+// `ktune bench suites/memory-bound.json` in small: softmax timed against cuDNN with the copy roof
+// beside it, add against the copy roof alone. Rates: softmax ktune 2684 GB/s (88.9% of the 3019
+// GB/s roof), cuDNN 1678 (55.6%), copy 2826; add ktune 2684, copy 2876 (95.3%).
+Loaded memory_bound() {
+  Loaded l;
+  l.run.device.name = "NVIDIA H100 80GB HBM3";
+  l.results.push_back(of_family(kSoftmax, {baseline("cudnn", "cudnnSoftmaxForward (accurate, instance, fp16)", 0.16),
+                                           baseline("copy", "cudaMemcpyAsync device-to-device (copy roof)", 0.095),
+                                           timed("ktune", 0.1, {{"BLOCK", 256}}),
+                                           timed("ktune", 0.12, {{"BLOCK", 128}})}));
+  l.results.push_back(of_family(kAdd, {baseline("copy", "cudaMemcpyAsync device-to-device (copy roof)", 0.28),
+                                       timed("ktune", 0.3, {{"VEC", 4}})}));
+  return l;
 }
 
 // The committed 4096^3 file plus a memory-bound fp16 GEMM and a bf16 one: three problems, two
@@ -187,7 +222,7 @@ TEST(Report, RooflineChartMarksEveryPassedCandidate) {
   const ReportProblem& p = report.problems[0];
   EXPECT_EQ(count(svg, "class=\"point candidate"), static_cast<size_t>(p.passed_candidates - 1));  // all but the winner
   EXPECT_EQ(count(svg, "class=\"point winner\""), 1u);
-  EXPECT_EQ(count(svg, "class=\"point cublas\""), 1u);
+  EXPECT_EQ(count(svg, "class=\"point baseline\""), 1u);
   EXPECT_EQ(count(svg, "class=\"roof roof-memory\""), 1u);
   EXPECT_EQ(count(svg, "class=\"roof roof-compute\""), 1u);
   EXPECT_EQ(count(svg, "class=\"ridge\""), 1u);
@@ -207,9 +242,9 @@ TEST(Report, SeveralProblemsAndDtypes) {
   const std::string roof = roofline_svg(report);
   EXPECT_EQ(count(roof, "class=\"roof roof-compute\""), 2u);  // fp16 and bf16
   EXPECT_EQ(count(roof, "class=\"point winner\""), 3u);
-  EXPECT_EQ(count(roof, "class=\"point cublas\""), 3u);
+  EXPECT_EQ(count(roof, "class=\"point baseline\""), 3u);
 
-  const std::string perf = perf_svg(report);
+  const std::string perf = perf_svg(report, "TFLOPS");
   for (const char* series : {"ktune (best) fp16", "cuBLAS fp16", "ktune (best) bf16", "cuBLAS bf16"})
     EXPECT_NE(perf.find(std::string("data-label=\"") + series + "\""), std::string::npos) << series;
   EXPECT_EQ(count(perf, "class=\"series\""), 4u);
@@ -219,7 +254,7 @@ TEST(Report, SeveralProblemsAndDtypes) {
 
 TEST(Report, OneProblemIsOnePointPerProvider) {
   Loaded l = load_h100();
-  const std::string perf = perf_svg(build_report(l.run, l.results, measured(), kH100File.string()));
+  const std::string perf = perf_svg(build_report(l.run, l.results, measured(), kH100File.string()), "TFLOPS");
   EXPECT_EQ(count(perf, "class=\"series\""), 2u);
   EXPECT_EQ(count(perf, "class=\"point provider\""), 2u);
   EXPECT_EQ(count(perf, "class=\"series-line\""), 0u);
@@ -327,6 +362,223 @@ TEST(Report, CeilingsTableSaysHowEachRoofWasMeasured) {
   for (const CeilingRow& row : ceiling_rows(*sheet)) EXPECT_EQ(row.how, "datasheet");
 }
 
+// ---- rates and baselines by family ----
+
+// A GEMM report reads as it always has: TFLOPS, and cuBLAS because cuBLAS is its reference.
+TEST(Report, GemmReportSaysTflopsAndCublas) {
+  Loaded l = multi_problem();
+  const Report report = build_report(l.run, l.results, measured(), "sweep.json");
+  for (const ReportProblem& p : report.problems) EXPECT_EQ(p.reference_source, "cublas");
+  EXPECT_EQ(common_rate_unit(report), "TFLOPS");
+  EXPECT_EQ(common_reference_name(report), "cuBLAS");
+
+  const std::string md = report_to_markdown(report);
+  EXPECT_NE(md.find("| problem | intensity (FLOP/B) | ridge | bound | ktune best TFLOPS | % of roof | cuBLAS TFLOPS | "
+                    "% of roof | ktune / cuBLAS |\n|---|---|---|---|---|---|---|---|---|\n"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| 4096x4096x4096 fp16 rr |"), std::string::npos);  // one family: no family name
+  EXPECT_EQ(count(md, "| vs cuBLAS |"), 3u);
+  EXPECT_EQ(md.find("baseline"), std::string::npos);
+
+  const std::string html = report_to_html(report);
+  EXPECT_NE(html.find("<th>ktune best TFLOPS</th><th>% of roof</th><th>cuBLAS TFLOPS</th><th>% of roof</th>"
+                      "<th>ktune / cuBLAS</th>"),
+            std::string::npos);
+  EXPECT_EQ(count(html, "<th>vs cuBLAS</th>"), 3u);
+  EXPECT_EQ(count(html, "<svg "), 2u);  // the roofline and one perf chart
+  EXPECT_NE(html.find("id=\"perf-tflops\""), std::string::npos);
+  EXPECT_NE(html.find("TFLOPS by problem size"), std::string::npos);
+  EXPECT_EQ(html.find("perf-gbps"), std::string::npos);
+
+  // Tooltips give TFLOPS.
+  const ReportProblem& p = report.problems[0];
+  const std::string tip = fmt::format("{:.1f} TFLOPS · {:.1f}% of roof", p.records[*p.winner].roof.achieved_tflops,
+                                      p.records[*p.winner].roof.pct_attainable);
+  EXPECT_NE(roofline_svg(report).find(tip), std::string::npos) << tip;
+  EXPECT_NE(perf_svg(report, "TFLOPS").find(tip), std::string::npos) << tip;
+
+  const std::string csv = report_to_csv(report);
+  EXPECT_NE(csv.find(",achieved_tflops,achieved_gbps,rate,rate_unit,"), std::string::npos);
+  EXPECT_NE(csv.find(",ratio_vs_reference,reference_source,"), std::string::npos);
+  // Every row says its unit, and that its ratio is against cuBLAS.
+  for (size_t at = csv.find('\n') + 1; at < csv.size(); at = csv.find('\n', at) + 1) {
+    const std::string row = csv.substr(at, csv.find('\n', at) - at);
+    EXPECT_NE(row.find(",TFLOPS,"), std::string::npos) << row;
+    EXPECT_NE(row.find(",cublas,"), std::string::npos) << row;
+  }
+}
+
+TEST(Report, MemoryBoundModelNamesItsReference) {
+  Loaded l = memory_bound();
+  const Report report = build_report(l.run, l.results, measured(), "bench-memory-bound.json");
+  ASSERT_EQ(report.problems.size(), 2u);
+  const ReportProblem& softmax = report.problems[0];
+  const ReportProblem& add = report.problems[1];
+  EXPECT_EQ(softmax.reference_source, "cudnn");
+  ASSERT_TRUE(softmax.reference);
+  EXPECT_EQ(softmax.records[*softmax.reference].source, "cudnn");  // not the faster copy roof
+  EXPECT_EQ(softmax.passed_candidates, 2);
+  EXPECT_EQ(add.reference_source, "copy");
+  EXPECT_EQ(reference_name(softmax), "cuDNN");
+  EXPECT_EQ(reference_name(add), "copy roof");
+  EXPECT_EQ(common_rate_unit(report), "GB/s");
+  EXPECT_EQ(common_reference_name(report), "");  // cuDNN and the copy roof
+  EXPECT_EQ(rate_units(report), std::vector<std::string>{"GB/s"});
+  EXPECT_EQ(record_rate(softmax, softmax.records[*softmax.winner]), "2684 GB/s");
+  EXPECT_NEAR(pct_of_roof(softmax, softmax.records[*softmax.winner].roof), 100 * 2684.35456 / 3019, 1e-6);
+  EXPECT_EQ(problem_label(report, softmax), "softmax 8192x8192 fp16");
+}
+
+TEST(Report, MemoryBoundTablesShowGbpsAndTheirBaseline) {
+  Loaded l = memory_bound();
+  const Report report = build_report(l.run, l.results, measured(), "bench-memory-bound.json");
+
+  const std::string md = report_to_markdown(report);
+  EXPECT_NE(md.find("| ktune best GB/s | % of roof | baseline | baseline GB/s | % of roof | ktune / baseline |\n"
+                    "|---|---|---|---|---|---|---|---|---|---|\n"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| softmax 8192x8192 fp16 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| memory | 2684 | 88.9% | cuDNN | 1678 | 55.6% | 1.600x |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| add 67108864 fp32 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| memory | 2684 | 88.9% | copy roof | 2876 | 95.3% | 0.933x |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("cuBLAS"), std::string::npos);
+  EXPECT_EQ(count(md, "| vs cuDNN |"), 1u);
+  EXPECT_EQ(count(md, "| vs copy roof |"), 1u);
+  EXPECT_NE(md.find("| ref | cuDNN |"), std::string::npos);
+  EXPECT_NE(md.find("| ref | copy roof |"), std::string::npos);
+
+  const std::string html = report_to_html(report);
+  EXPECT_NE(html.find("<th>ktune best GB/s</th><th>% of roof</th><th class=\"text\">baseline</th>"
+                      "<th>baseline GB/s</th><th>% of roof</th><th>ktune / baseline</th>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<td>2684</td><td>88.9%</td><td class=\"text\">cuDNN</td><td>1678</td><td>55.6%</td>"
+                      "<td>1.600x</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<td class=\"text\">copy roof</td><td>2876</td><td>95.3%</td><td>0.933x</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<th>vs cuDNN</th>"), std::string::npos);
+  EXPECT_NE(html.find("<th>vs copy roof</th>"), std::string::npos);
+  EXPECT_EQ(html.find("cuBLAS"), std::string::npos);
+}
+
+TEST(Report, MemoryBoundPerfChartIsGbpsAgainstTheMemoryRoof) {
+  Loaded l = memory_bound();
+  const Report report = build_report(l.run, l.results, measured(), "bench-memory-bound.json");
+  const std::string html = report_to_html(report);
+  EXPECT_EQ(count(html, "<svg "), 2u);  // the roofline and the GB/s chart
+  EXPECT_NE(html.find("id=\"perf-gbps\""), std::string::npos);
+  EXPECT_EQ(html.find("perf-tflops"), std::string::npos);
+  EXPECT_EQ(html.find("TFLOPS by problem size"), std::string::npos);
+
+  const std::string perf = perf_svg(report, "GB/s");
+  EXPECT_NE(perf.find("GB/s by problem size"), std::string::npos);
+  EXPECT_NE(perf.find("problem size (MB moved per run, minimum)"), std::string::npos);
+  EXPECT_EQ(perf.find("TFLOPS"), std::string::npos) << perf;
+  EXPECT_EQ(count(perf, "class=\"roof roof-memory\""), 1u);
+  EXPECT_EQ(count(perf, "class=\"roof roof-compute\""), 0u);
+  EXPECT_NE(perf.find("memory roof 3019 GB/s (measured)"), std::string::npos);
+  // The families are told apart; each provider's fastest record is a point.
+  for (const char* series : {"ktune (best) softmax", "cuDNN softmax", "copy roof softmax", "ktune (best) add",
+                             "copy roof add"})
+    EXPECT_NE(perf.find(std::string("data-label=\"") + series + "\""), std::string::npos) << series;
+  EXPECT_EQ(count(perf, "class=\"series\""), 5u);
+  EXPECT_EQ(count(perf, "class=\"point provider\""), 5u);
+  EXPECT_NE(perf.find("softmax 8192x8192 fp16 · ktune · BLOCK=256 · 0.1000 ms · 2684 GB/s · 88.9% of roof"),
+            std::string::npos)
+      << perf;
+
+  // The roofline keeps its axes (FLOP/byte, TFLOPS) but its tooltips give GB/s.
+  const std::string roof = roofline_svg(report);
+  EXPECT_NE(roof.find(">TFLOPS<"), std::string::npos);
+  EXPECT_NE(roof.find("winner · softmax 8192x8192 fp16 · ktune · BLOCK=256 · 0.1000 ms · 2684 GB/s"),
+            std::string::npos);
+  EXPECT_NE(roof.find("add 67108864 fp32 · copy roof · cudaMemcpyAsync device-to-device (copy roof) · 0.2800 ms · "
+                      "2876 GB/s · 95.3% of roof"),
+            std::string::npos);
+  EXPECT_EQ(count(roof, "class=\"point baseline\""), 3u);
+}
+
+TEST(Report, MemoryBoundCsvAndJsonSayUnitAndBaseline) {
+  Loaded l = memory_bound();
+  const Report report = build_report(l.run, l.results, measured(), "bench-memory-bound.json");
+  const std::string csv = report_to_csv(report);
+  EXPECT_EQ(count(csv, ",GB/s,"), 6u);  // every record: 4 softmax, 2 add
+  // reference_source on every row, and source on the baselines' own rows: softmax's 4 rows are
+  // against cuDNN, add's 2 against the copy roof.
+  EXPECT_EQ(count(csv, ",cudnn,"), 4u + 1);
+  EXPECT_EQ(count(csv, ",copy,"), 2u + 2);
+  const ReportProblem& p = report.problems[0];
+  const double gbps = p.records[*p.winner].roof.achieved_gbps;
+  EXPECT_NE(csv.find(fmt::format(",{},{},GB/s,", gbps, gbps)), std::string::npos) << csv;  // rate = achieved_gbps
+
+  const nlohmann::json j = report_to_json(report);
+  const nlohmann::json& softmax = j["problems"][0];
+  EXPECT_EQ(softmax["rate_unit"], "GB/s");
+  EXPECT_EQ(softmax["reference_source"], "cudnn");
+  EXPECT_EQ(j["problems"][1]["reference_source"], "copy");
+  const nlohmann::json& win = softmax["records"][softmax["winner"].get<size_t>()];
+  EXPECT_DOUBLE_EQ(win["rate"].get<double>(), win["roofline"]["achieved_gbps"].get<double>());
+
+  const nlohmann::json gemm = report_to_json(build_report(load_h100().run, load_h100().results, measured(), "x"));
+  EXPECT_EQ(gemm["problems"][0]["rate_unit"], "TFLOPS");
+  EXPECT_EQ(gemm["problems"][0]["reference_source"], "cublas");
+}
+
+// GEMM and memory-bound problems in one report: cells carry their units, a baseline column its
+// provider, problems are named with their family, and there is a perf chart for each unit.
+TEST(Report, MixedFamiliesCarryUnitsInCells) {
+  Loaded l = load_h100();
+  Loaded mem = memory_bound();
+  l.results.insert(l.results.end(), mem.results.begin(), mem.results.end());
+  const Report report = build_report(l.run, l.results, measured(), "mixed.json");
+  EXPECT_EQ(common_rate_unit(report), "");
+  EXPECT_EQ(rate_units(report), (std::vector<std::string>{"TFLOPS", "GB/s"}));
+
+  const std::string md = report_to_markdown(report);
+  EXPECT_NE(md.find("| ktune best rate | % of roof | baseline | baseline rate | % of roof | ktune / baseline |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| gemm 4096x4096x4096 fp16 rr |"), std::string::npos);
+  EXPECT_NE(md.find("TFLOPS | "), std::string::npos);
+  EXPECT_NE(md.find("| cuBLAS | "), std::string::npos);
+  EXPECT_NE(md.find("| 2684 GB/s | 88.9% | cuDNN | 1678 GB/s | 55.6% | 1.600x |"), std::string::npos) << md;
+
+  const std::string html = report_to_html(report);
+  EXPECT_NE(html.find("<td class=\"text\">gemm 4096x4096x4096 fp16 rr</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"text\">cuBLAS</td>"), std::string::npos);
+  EXPECT_EQ(count(html, "<svg "), 3u);
+  const size_t tflops = html.find("id=\"perf-tflops\""), gbps = html.find("id=\"perf-gbps\"");
+  ASSERT_NE(tflops, std::string::npos);
+  ASSERT_NE(gbps, std::string::npos);
+  EXPECT_LT(tflops, gbps);  // in the order the units first appear
+  // Each chart holds only its own problems.
+  EXPECT_EQ(perf_svg(report, "TFLOPS").find("softmax"), std::string::npos);
+  EXPECT_EQ(perf_svg(report, "GB/s").find("gemm"), std::string::npos);
+}
+
+// The reference is the first baseline even when it has no time: the copy roof timed beside it
+// does not stand in for it, since the ratios were never against the copy roof.
+TEST(Report, AFailedReferenceIsNotReplaced) {
+  Loaded l;
+  l.run.device.name = "NVIDIA H100 80GB HBM3";
+  CandidateRecord cudnn = baseline("cudnn", "cudnnSoftmaxForward", 0.16);
+  cudnn.time.reset();
+  cudnn.disposition = Disposition::crashed;
+  l.results.push_back(of_family(kSoftmax, {cudnn, baseline("copy", "cudaMemcpyAsync (copy roof)", 0.095),
+                                           timed("ktune", 0.1, {{"BLOCK", 256}})}));
+  const Report report = build_report(l.run, l.results, measured(), "x.json");
+  const ReportProblem& p = report.problems[0];
+  EXPECT_FALSE(p.reference);
+  EXPECT_EQ(p.reference_source, "cudnn");
+  EXPECT_EQ(p.untimed.at("crashed"), 1);
+  const std::string md = report_to_markdown(report);
+  EXPECT_NE(md.find("| cuDNN GB/s | % of roof | ktune / cuDNN |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 2684 | 88.9% | — | — | — |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| vs cuDNN |"), std::string::npos);
+}
+
 // ---- the command ----
 
 class ReportCommand : public ::testing::Test {
@@ -377,6 +629,37 @@ TEST_F(ReportCommand, UsesMeasuredCeilingsFromTheCache) {
       << out;
   EXPECT_NE(out.find("ceilings: measured"), std::string::npos) << out;
   EXPECT_NE(read_file(dir_ / "gemm-4096-fp16-rr-report.md").find("Ceilings (measured)"), std::string::npos);
+}
+
+TEST_F(ReportCommand, MemoryBoundFileReportsGbpsAgainstItsBaselines) {
+  const fs::path file = KTUNE_SOURCE_DIR "/results/h100/bench-memory-bound.json";
+  std::string out;
+  ASSERT_EQ(ktune("report " + file.string() + " --out " + dir_.string() + " --cache-dir " + (dir_ / "cache").string(),
+                  &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("softmax 8192x8192 fp16: intensity"), std::string::npos) << out;
+  EXPECT_NE(out.find(" GB/s ("), std::string::npos) << out;
+  EXPECT_NE(out.find("; cuDNN "), std::string::npos) << out;
+  EXPECT_NE(out.find("; copy roof "), std::string::npos) << out;  // add's only baseline
+  EXPECT_EQ(out.find("TFLOPS"), std::string::npos) << out;
+  const std::string md = read_file(dir_ / "bench-memory-bound-report.md");
+  EXPECT_NE(md.find("| ktune best GB/s | % of roof | baseline | baseline GB/s |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("cuBLAS"), std::string::npos);
+  EXPECT_NE(read_file(dir_ / "bench-memory-bound-report.html").find("id=\"perf-gbps\""), std::string::npos);
+}
+
+TEST_F(ReportCommand, GemmFileReportsTflopsAgainstCublas) {
+  std::string out;
+  ASSERT_EQ(ktune("report " + kH100File.string() + " --out " + dir_.string() + " --cache-dir " +
+                      (dir_ / "cache").string(),
+                  &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("; ktune best "), std::string::npos) << out;
+  EXPECT_NE(out.find(" TFLOPS ("), std::string::npos) << out;
+  EXPECT_NE(out.find("; cuBLAS "), std::string::npos) << out;
+  EXPECT_EQ(out.find("GB/s"), std::string::npos) << out;
 }
 
 TEST_F(ReportCommand, BadInputExitsTwo) {

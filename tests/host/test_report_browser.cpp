@@ -79,7 +79,7 @@ const char* kProbe = R"(<script>
       x_ticks: q('.x-axis text').length, y_ticks: q('.y-axis text').length,
       candidates: q('.point.candidate').filter(inside).length,
       winners: q('.point.winner').filter(inside).length,
-      cublas: q('.point.cublas').filter(inside).length,
+      baselines: q('.point.baseline').filter(inside).length,
       providers: q('.point.provider').filter(inside).length,
       series_lines: q('.series-line').filter(e => size(e) > 20).length,
     };
@@ -224,13 +224,15 @@ TEST_F(ReportInBrowser, DrawsTheCommittedH100Report) {
   EXPECT_EQ(roof.at("compute_roofs"), 1);
   EXPECT_EQ(roof.at("candidates"), p.passed_candidates - 1);  // every passed candidate but the winner
   EXPECT_EQ(roof.at("winners"), 1);
-  EXPECT_EQ(roof.at("cublas"), 1);
+  EXPECT_EQ(roof.at("baselines"), 1);  // cuBLAS
   EXPECT_TRUE(roof.at("winner_on_top").get<bool>());
 
-  const nlohmann::json& perf = found.at("charts").at("perf");
-  expect_drawn(perf, "perf");
+  EXPECT_EQ(found.at("charts").size(), 2u);  // no GB/s chart for a GEMM
+  const nlohmann::json& perf = found.at("charts").at("perf-tflops");
+  expect_drawn(perf, "perf-tflops");
   EXPECT_EQ(perf.at("providers"), 2);  // ktune's best and cuBLAS, one problem: one point each
   EXPECT_EQ(perf.at("compute_roofs"), 1);
+  EXPECT_EQ(perf.at("memory_roofs"), 0);
 }
 
 TEST_F(ReportInBrowser, DrawsASweepOfSeveralProblems) {
@@ -254,11 +256,67 @@ TEST_F(ReportInBrowser, DrawsASweepOfSeveralProblems) {
   EXPECT_EQ(roof.at("compute_roofs"), 2);  // fp16 and bf16
   EXPECT_EQ(roof.at("candidates"), 4);
   EXPECT_EQ(roof.at("winners"), 4);
-  EXPECT_EQ(roof.at("cublas"), 4);
-  const nlohmann::json& perf = found.at("charts").at("perf");
-  expect_drawn(perf, "perf");
+  EXPECT_EQ(roof.at("baselines"), 4);
+  const nlohmann::json& perf = found.at("charts").at("perf-tflops");
+  expect_drawn(perf, "perf-tflops");
   EXPECT_EQ(perf.at("providers"), 8);     // 2 providers x 4 problems
   EXPECT_EQ(perf.at("series_lines"), 2);  // fp16 ktune and cuBLAS over three sizes; bf16 is one point each
+}
+
+// A memory-bound bench (softmax against cuDNN with the copy roof beside it, add against the copy
+// roof alone) beside a GEMM: the roofline holds all of them, and each unit gets its perf chart,
+// the GB/s one with the memory roof drawn across it and no compute roof.
+TEST_F(ReportInBrowser, DrawsAGbpsChartForMemoryBoundFamilies) {
+  RunInfo run;
+  run.device.name = "NVIDIA H100 80GB HBM3";
+  std::vector<ProblemResult> results;
+  auto add_problem = [&](Problem problem, double ms, std::vector<std::pair<std::string, double>> baselines) {
+    ProblemResult r;
+    r.problem = std::move(problem);
+    r.cost = find_family(r.problem.family).cost(r.problem);
+    for (const auto& [source, factor] : baselines) {
+      CandidateRecord b = timed(source, ms * factor);
+      b.role = Role::baseline;
+      b.kernel_name = source == "cudnn" ? "cudnnSoftmaxForward" : "cudaMemcpyAsync (copy roof)";
+      b.params.clear();
+      r.records.push_back(b);
+    }
+    r.records.push_back(timed("ktune", ms));
+    r.records.push_back(timed("ktune", ms * 1.3));
+    results.push_back(std::move(r));
+  };
+  // Near the 3019 GB/s roof: bytes / (2.7e12 B/s).
+  for (int64_t rows : {1024, 4096, 16384}) {
+    Problem softmax{"softmax", {{"rows", rows}, {"cols", 8192}}, "fp16", {}};
+    add_problem(softmax, find_family("softmax").cost(softmax).min_bytes / 2.7e12 * 1e3,
+                {{"cudnn", 1.5}, {"copy", 0.95}});
+  }
+  for (int64_t n : {int64_t{1} << 24, int64_t{1} << 27}) {
+    Problem add{"add", {{"N", n}}, "fp32", {}};
+    add_problem(add, find_family("add").cost(add).min_bytes / 2.7e12 * 1e3, {{"copy", 0.95}});
+  }
+  Problem gemm{"gemm", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, "fp16", {{"layout", "rr"}}};
+  add_problem(gemm, find_family("gemm").cost(gemm).flops / 600e12 * 1e3, {{"cublas", 1.05}});
+
+  const nlohmann::json found = probe(report_to_html(build_report(run, results, measured(), "memory-bound.json")));
+  ASSERT_TRUE(found.is_object());
+  ASSERT_EQ(found.at("charts").size(), 3u);
+  const nlohmann::json& roof = found.at("charts").at("roofline");
+  expect_drawn(roof, "roofline");
+  EXPECT_EQ(roof.at("winners"), 6);
+  EXPECT_EQ(roof.at("baselines"), 3 * 2 + 2 + 1);
+
+  const nlohmann::json& gbps = found.at("charts").at("perf-gbps");
+  expect_drawn(gbps, "perf-gbps");
+  EXPECT_EQ(gbps.at("memory_roofs"), 1);
+  EXPECT_EQ(gbps.at("compute_roofs"), 0);
+  EXPECT_EQ(gbps.at("providers"), 3 * 3 + 2 * 2);  // softmax: ktune, cuDNN, copy; add: ktune, copy
+  EXPECT_EQ(gbps.at("series_lines"), 5);           // each of them over several sizes
+
+  const nlohmann::json& tflops = found.at("charts").at("perf-tflops");
+  expect_drawn(tflops, "perf-tflops");
+  EXPECT_EQ(tflops.at("providers"), 2);
+  EXPECT_EQ(tflops.at("compute_roofs"), 1);
 }
 
 }  // namespace
