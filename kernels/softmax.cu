@@ -1,6 +1,7 @@
 // softmax.cu — row-wise softmax over the last dimension of a row-major rows x cols tensor of T
 // (float, __half, __nv_bfloat16): y = exp(x - max) / sum(exp(x - max)), math in fp32, the row
-// maximum subtracted so no exponent overflows. Two kernels:
+// maximum subtracted so no exponent overflows. Two kernels for any row (and, further down, three
+// for long rows: one on any GPU, two on Hopper's clusters):
 //
 //   ktune_softmax_rows<T, COLS, VEC_BYTES, ROW_THREADS, ROWS_PER_BLOCK>
 //     One pass: a row lives in the registers of ROW_THREADS threads (COLS is a compile-time
@@ -15,8 +16,11 @@
 //     writes it. The second read usually comes from L2 (a block's row was just read).
 //     Launch: grid rows, block BLOCK.
 //
-// Both take (const T* x, T* y, long long rows, int cols); rows are cols elements apart, and
-// (cols * sizeof(T)) % VEC_BYTES == 0 so every row starts aligned for vector loads.
+// All take (const T* x, T* y, long long rows, int cols, float2* partials, unsigned* counters):
+// rows are cols elements apart, and (cols * sizeof(T)) % VEC_BYTES == 0 so every row starts
+// aligned for vector loads. The workspace (partials, counters) serves the split kernel only; the
+// others leave the two trailing arguments out of their signatures (a launch passes extra
+// arguments a kernel does not declare without harm).
 #include "elementwise.cuh"
 #include "row_reduce.cuh"
 
@@ -146,6 +150,141 @@ __global__ void __launch_bounds__(BLOCK)
         out[i] = pack<T, V, R>(v);
       }
     }
+  }
+}
+
+// ---- long rows on any GPU: a row split over independent blocks ----------------------------------
+//
+//   ktune_softmax_split<T, COLS, VEC_BYTES, BLOCK, CHUNKS>
+//     A row cut into CHUNKS slices, one block each, the slice held in registers (as the cluster
+//     kernel holds it), the blocks of a row trading their partial maximum and sum through global
+//     memory: one read and one write per element. Unlike a cluster, the blocks of a row need not
+//     be co-scheduled as a unit, so the hardware keeps every SM busy to the end: a cluster of 16
+//     blocks per row leaves 256 rows of 256K columns in 5.2 waves of clusters, the last one a
+//     fifth full (80% of the copy roof on H100), where slices come in waves of single blocks.
+//
+//     A block takes its slice by ticket (an atomic counter), not by blockIdx: blocks start in an
+//     order the hardware does not promise, and a block waits for its row's other slices. Tickets
+//     are handed out in order, so every row below the newest one has all its slices running or
+//     done, and the wait always ends once CHUNKS blocks can be resident at once.
+//
+//     Workspace: partials[rows * CHUNKS] (float2: a slice's maximum and its sum of exp(x - max)),
+//     and counters[2 + rows] (the ticket, the blocks finished, each row's arrivals), all zero at
+//     launch and left zero: the last block of a row resets its counter, the last block of the grid
+//     the first two.
+//     Launch: grid rows * CHUNKS, block BLOCK.
+
+namespace softmax_detail {
+
+__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// The row's maximum and 1 / sum, from its CHUNKS partials, by warp 0 (the others are ignored);
+// every block of the row combines them in the same order, so all get the same bits.
+template <int CHUNKS>
+__device__ __forceinline__ float2 combine_partials(const float2* partials) {
+  float m = neg_inf();
+  for (int c = threadIdx.x; c < CHUNKS; c += 32) m = fmaxf(m, __ldcg(&partials[c]).x);
+  m = row_reduce::group_reduce<32, 1>(m, row_reduce::MaxOp{}, nullptr);
+  float s = 0;
+  for (int c = threadIdx.x; c < CHUNKS; c += 32) {
+    const float2 p = __ldcg(&partials[c]);
+    s += p.y * exp_minus(p.x, m);
+  }
+  s = row_reduce::group_reduce<32, 1>(s, row_reduce::SumOp{}, nullptr);
+  return make_float2(m, 1.0f / s);
+}
+
+}  // namespace softmax_detail
+
+template <typename T, int COLS, int VEC_BYTES, int BLOCK, int CHUNKS>
+__global__ void __launch_bounds__(BLOCK)
+    ktune_softmax_split(const T* __restrict__ x, T* __restrict__ y, long long rows, int cols,
+                        float2* __restrict__ partials, unsigned* __restrict__ counters) {
+  using namespace softmax_detail;
+  using R = typename Raw<VEC_BYTES>::type;
+  constexpr int V = VEC_BYTES / sizeof(T);
+  constexpr int VECS = COLS / V;
+  constexpr int SLICE = (VECS + CHUNKS - 1) / CHUNKS;  // vectors per block
+  constexpr int PER = (SLICE + BLOCK - 1) / BLOCK;     // vectors per thread
+  static_assert(COLS % V == 0, "rows are whole vectors");
+  __shared__ float scratch[1][BLOCK > 32 ? BLOCK / 32 : 1];
+  __shared__ unsigned ticket;
+  __shared__ float2 row_stats;  // the row's maximum and 1 / sum
+  unsigned* const next_ticket = counters;
+  unsigned* const finished = counters + 1;
+  unsigned* const arrivals = counters + 2;
+
+  if (threadIdx.x == 0) ticket = atomicAdd(next_ticket, 1u);
+  __syncthreads();
+  const long long row = ticket / CHUNKS;
+  const int chunk = ticket % CHUNKS;
+  const int first = chunk * SLICE;
+  const int end = first + SLICE < VECS ? first + SLICE : VECS;
+  const R* in = reinterpret_cast<const R*>(x + row * COLS);
+  R* out = reinterpret_cast<R*>(y + row * COLS);
+
+  float v[PER][V];
+  float m = neg_inf();
+#pragma unroll
+  for (int k = 0; k < PER; ++k) {
+    const int i = first + threadIdx.x + k * BLOCK;
+    if (i < end) {
+      unpack<T, V>(in[i], v[k]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[k][j] = neg_inf();
+    }
+#pragma unroll
+    for (int j = 0; j < V; ++j) m = fmaxf(m, v[k][j]);
+  }
+  m = group_reduce<BLOCK, 1>(m, MaxOp{}, scratch);
+  float s = 0;
+#pragma unroll
+  for (int k = 0; k < PER; ++k)
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      v[k][j] = exp_minus(v[k][j], m);  // exp(-inf) = 0 for the padding
+      s += v[k][j];
+    }
+  s = group_reduce<BLOCK, 1>(s, SumOp{}, scratch);
+
+  float2* const row_partials = partials + row * CHUNKS;
+  if (threadIdx.x == 0) {
+    row_partials[chunk] = make_float2(m, s);
+    __threadfence();  // the partial is visible GPU-wide before the arrival that announces it
+    atomicAdd(&arrivals[row], 1u);
+    while (load_acquire(&arrivals[row]) < CHUNKS) __nanosleep(32);
+  }
+  __syncwarp();
+  if (threadIdx.x < 32) {
+    const float2 stats = combine_partials<CHUNKS>(row_partials);
+    if (threadIdx.x == 0) {
+      row_stats = stats;
+      // A second arrival once past the wait: the last of the row's 2 * CHUNKS has every block
+      // of the row past it, so the counter can go back to zero for the next launch.
+      if (atomicAdd(&arrivals[row], 1u) == 2 * CHUNKS - 1) arrivals[row] = 0;
+    }
+  }
+  __syncthreads();
+  // This slice's exponentials are relative to its own maximum m: rescale to the row's.
+  const float scale = exp_minus(m, row_stats.x) * row_stats.y;
+#pragma unroll
+  for (int k = 0; k < PER; ++k) {
+    const int i = first + threadIdx.x + k * BLOCK;
+    if (i < end) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[k][j] *= scale;
+      out[i] = pack<T, V, R>(v[k]);
+    }
+  }
+  if (threadIdx.x == 0 && atomicAdd(finished, 1u) == gridDim.x - 1) {
+    // Every block has taken its ticket (each takes one before it finishes): reset for the next launch.
+    *next_ticket = 0;
+    *finished = 0;
   }
 }
 

@@ -3,7 +3,10 @@
 // per row). Baselines: cuDNN's cudnnSoftmaxForward (accurate mode, the call frameworks make) where
 // cuDNN loads, paired with candidates; and the copy roof beside it (the only one without cuDNN).
 //
-// Kernel arguments: const T* X, T* Y, long long rows, int cols.
+// Kernel arguments: const T* X, T* Y, long long rows, int cols, float2* partials, unsigned*
+// counters; the last two are the split kernel's workspace (configs bound what a candidate may use
+// with the context names split_partials and split_counters), zero at every launch; kernels that
+// do not need them leave them out of their signatures.
 #include <fmt/format.h>
 
 #include <memory>
@@ -21,6 +24,13 @@ namespace ktune {
 namespace {
 
 using elementwise::element_bytes;
+
+// The split kernel's workspace: a (maximum, sum) pair per slice of a row, and a counter per row
+// plus two. Fixed sizes, as GEMM's split-K workspace: enough for 2^17 long rows in 16 slices.
+constexpr int64_t kSplitPartials = int64_t{1} << 21;
+constexpr int64_t kSplitCounters = (int64_t{1} << 17) + 2;
+constexpr int64_t kSplitPartialBytes = kSplitPartials * 2 * sizeof(float);
+constexpr int64_t kSplitCounterBytes = kSplitCounters * sizeof(unsigned);
 
 int64_t traffic_bytes(const Problem& p) {
   return 2 * p.dims.at("rows") * p.dims.at("cols") * element_bytes(p.dtype);
@@ -57,6 +67,8 @@ class SoftmaxWorkload : public Workload {
     x_ = buffers_.add("X", BufferRole::input, n * element_bytes(dtype_));
     y_ = buffers_.add("Y", BufferRole::output, n * element_bytes(dtype_));
     ref_ = static_cast<float*>(buffers_.add("reference", BufferRole::reference, n * sizeof(float)));
+    partials_ = buffers_.add("split partials", BufferRole::workspace, kSplitPartialBytes);
+    counters_ = buffers_.add("split counters", BufferRole::counters, kSplitCounterBytes);
     gpu_.fill_normal(x_, dtype_, n, seed, 2.0f);
     CUfunction f = gpu_.kernel("kernels/reference.cu",
                                fmt::format("ktune_ref_softmax<{}>", elementwise::element_name(dtype_)));
@@ -79,7 +91,7 @@ class SoftmaxWorkload : public Workload {
 
   std::vector<void*> kernel_args(const std::vector<TensorMapSpec>& tensor_maps) override {
     if (!tensor_maps.empty()) throw Error("softmax takes no tensor maps");
-    return {&x_, &y_, &rows_, &cols_};
+    return {&x_, &y_, &rows_, &cols_, &partials_, &counters_};
   }
   ErrorStats check_output(const Tolerance& t) override {
     return gpu_.compare(y_, dtype_, ref_, rows_ * cols_, t.atol, t.rtol);
@@ -109,6 +121,7 @@ class SoftmaxWorkload : public Workload {
   CudnnSoftmaxBaseline cudnn_;
   void *x_ = nullptr, *y_ = nullptr;
   float* ref_ = nullptr;
+  void *partials_ = nullptr, *counters_ = nullptr;
 };
 
 class SoftmaxFamily : public KernelFamily {
@@ -126,10 +139,10 @@ class SoftmaxFamily : public KernelFamily {
   Bound bound() const override { return Bound::memory; }
   std::vector<std::string_view> default_configs() const override {
     return {"configs/softmax.json", "configs/softmax_looped.json", "configs/softmax_cluster.json",
-            "configs/softmax_staged.json"};
+            "configs/softmax_staged.json", "configs/softmax_split.json"};
   }
   std::vector<std::string> context_names() const override {
-    std::vector<std::string> names = {"rows", "cols"};
+    std::vector<std::string> names = {"rows", "cols", "split_partials", "split_counters"};
     for (std::string& n : elementwise::device_context_names()) names.push_back(std::move(n));
     return names;
   }
@@ -144,6 +157,8 @@ class SoftmaxFamily : public KernelFamily {
     Bindings b = elementwise::device_context(p.dtype, arch);
     b["rows"] = p.dims.at("rows");
     b["cols"] = p.dims.at("cols");
+    b["split_partials"] = kSplitPartials;
+    b["split_counters"] = kSplitCounters;
     return b;
   }
   std::map<std::string, std::string> placeholders(const Problem& p) const override {
@@ -155,7 +170,7 @@ class SoftmaxFamily : public KernelFamily {
   }
   int64_t device_bytes(const Problem& p) const override {
     return traffic_bytes(p) + 4 * p.dims.at("rows") * p.dims.at("cols") + CopyRoof::device_bytes(traffic_bytes(p)) +
-           guard_overhead(3);
+           kSplitPartialBytes + kSplitCounterBytes + guard_overhead(5);
   }
   Tolerance default_tolerance(const std::string& dtype) const override {
     // Outputs are about 1/cols, so the bounds are relative: a few roundings of the output type.
