@@ -182,8 +182,23 @@ __device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
   return v;
 }
 
-// The row's maximum and 1 / sum, from its CHUNKS partials, by warp 0 (the others are ignored);
-// every block of the row combines them in the same order, so all get the same bits.
+// The split kernels' workspace: counters[0] hands out tickets, counters[1] counts finished blocks,
+// counters[2 + row] a row's arrivals; partials[row * CHUNKS + chunk] a slice's (maximum, sum).
+struct SplitWorkspace {
+  float2* partials;
+  unsigned* counters;
+};
+
+// This block's ticket (row * CHUNKS + chunk), the same in every thread. Synchronizes the block.
+__device__ __forceinline__ unsigned take_ticket(const SplitWorkspace& w) {
+  __shared__ unsigned ticket;
+  if (threadIdx.x == 0) ticket = atomicAdd(&w.counters[0], 1u);
+  __syncthreads();
+  return ticket;
+}
+
+// The row's maximum and 1 / sum, from its CHUNKS partials, by warp 0 (the other warps' results
+// are ignored); every block of the row combines them in the same order, so all get the same bits.
 template <int CHUNKS>
 __device__ __forceinline__ float2 combine_partials(const float2* partials) {
   float m = neg_inf();
@@ -196,6 +211,45 @@ __device__ __forceinline__ float2 combine_partials(const float2* partials) {
   }
   s = row_reduce::group_reduce<32, 1>(s, row_reduce::SumOp{}, nullptr);
   return make_float2(m, 1.0f / s);
+}
+
+// Publishes this slice's maximum m and sum s (of exp(x - m)), waits for the row's other slices,
+// and returns the factor that turns this slice's exp(x - m) into the row's softmax:
+// exp(m - row max) / row sum. Every thread of the block must call it (it synchronizes the block);
+// m and s need only be right in thread 0.
+template <int CHUNKS>
+__device__ __forceinline__ float trade_row_partials(const SplitWorkspace& w, long long row, int chunk, float m,
+                                                    float s) {
+  __shared__ float2 row_stats;  // the row's maximum and 1 / sum
+  float2* const partials = w.partials + row * CHUNKS;
+  unsigned* const arrivals = w.counters + 2 + row;
+  if (threadIdx.x == 0) {
+    partials[chunk] = make_float2(m, s);
+    __threadfence();  // the partial is visible GPU-wide before the arrival that announces it
+    atomicAdd(arrivals, 1u);
+    while (load_acquire(arrivals) < CHUNKS) __nanosleep(64);
+  }
+  __syncwarp();
+  if (threadIdx.x < 32) {
+    const float2 stats = combine_partials<CHUNKS>(partials);
+    if (threadIdx.x == 0) {
+      row_stats = stats;
+      // A second arrival once past the wait: the last of the row's 2 * CHUNKS has every block
+      // of the row past it, so the counter can go back to zero for the next launch.
+      if (atomicAdd(arrivals, 1u) == 2 * CHUNKS - 1) *arrivals = 0;
+    }
+  }
+  __syncthreads();
+  return exp_minus(m, row_stats.x) * row_stats.y;
+}
+
+// Counts this block finished; the grid's last block resets the ticket and the count for the next
+// launch (every block has taken its ticket by then: each takes one before it finishes).
+__device__ __forceinline__ void finish_split_block(const SplitWorkspace& w) {
+  if (threadIdx.x == 0 && atomicAdd(&w.counters[1], 1u) == gridDim.x - 1) {
+    w.counters[0] = 0;
+    w.counters[1] = 0;
+  }
 }
 
 }  // namespace softmax_detail
@@ -212,14 +266,9 @@ __global__ void __launch_bounds__(BLOCK)
   constexpr int PER = (SLICE + BLOCK - 1) / BLOCK;     // vectors per thread
   static_assert(COLS % V == 0, "rows are whole vectors");
   __shared__ float scratch[1][BLOCK > 32 ? BLOCK / 32 : 1];
-  __shared__ unsigned ticket;
-  __shared__ float2 row_stats;  // the row's maximum and 1 / sum
-  unsigned* const next_ticket = counters;
-  unsigned* const finished = counters + 1;
-  unsigned* const arrivals = counters + 2;
+  const SplitWorkspace work{partials, counters};
 
-  if (threadIdx.x == 0) ticket = atomicAdd(next_ticket, 1u);
-  __syncthreads();
+  const unsigned ticket = take_ticket(work);
   const long long row = ticket / CHUNKS;
   const int chunk = ticket % CHUNKS;
   const int first = chunk * SLICE;
@@ -252,26 +301,7 @@ __global__ void __launch_bounds__(BLOCK)
     }
   s = group_reduce<BLOCK, 1>(s, SumOp{}, scratch);
 
-  float2* const row_partials = partials + row * CHUNKS;
-  if (threadIdx.x == 0) {
-    row_partials[chunk] = make_float2(m, s);
-    __threadfence();  // the partial is visible GPU-wide before the arrival that announces it
-    atomicAdd(&arrivals[row], 1u);
-    while (load_acquire(&arrivals[row]) < CHUNKS) __nanosleep(32);
-  }
-  __syncwarp();
-  if (threadIdx.x < 32) {
-    const float2 stats = combine_partials<CHUNKS>(row_partials);
-    if (threadIdx.x == 0) {
-      row_stats = stats;
-      // A second arrival once past the wait: the last of the row's 2 * CHUNKS has every block
-      // of the row past it, so the counter can go back to zero for the next launch.
-      if (atomicAdd(&arrivals[row], 1u) == 2 * CHUNKS - 1) arrivals[row] = 0;
-    }
-  }
-  __syncthreads();
-  // This slice's exponentials are relative to its own maximum m: rescale to the row's.
-  const float scale = exp_minus(m, row_stats.x) * row_stats.y;
+  const float scale = trade_row_partials<CHUNKS>(work, row, chunk, m, s);
 #pragma unroll
   for (int k = 0; k < PER; ++k) {
     const int i = first + threadIdx.x + k * BLOCK;
@@ -281,11 +311,7 @@ __global__ void __launch_bounds__(BLOCK)
       out[i] = pack<T, V, R>(v[k]);
     }
   }
-  if (threadIdx.x == 0 && atomicAdd(finished, 1u) == gridDim.x - 1) {
-    // Every block has taken its ticket (each takes one before it finishes): reset for the next launch.
-    *next_ticket = 0;
-    *finished = 0;
-  }
+  finish_split_block(work);
 }
 
 // ---- long rows on Hopper: a row split over a thread-block cluster -------------------------------
@@ -303,6 +329,12 @@ __global__ void __launch_bounds__(BLOCK)
 //     one bulk copy (the copy engine, not the threads, fetches it: a whole slice in flight per
 //     block) and written back from there by another. Rows whose bytes are a multiple of 16.
 //     Launch: grid rows * CLUSTER, block BLOCK, dynamic shared memory the slice's bytes.
+//
+//   ktune_softmax_split_staged<T, COLS, BLOCK, CHUNKS>   (sm_90+)
+//     softmax_split's slices by ticket and partials through global memory, with each slice staged
+//     as softmax_staged stages it (one bulk copy in, one out, the maximum and the sum in one pass
+//     over shared memory): the copy engine's whole-slice requests without a cluster's waves.
+//     Launch: grid rows * CHUNKS, block BLOCK, dynamic shared memory the slice's bytes.
 //
 // Compiled for sm_90 and newer only: the other kernels of this file must still build for sm_80,
 // where __cluster_dims__ is an error (configs/softmax_cluster.json says min_arch 90).
@@ -478,5 +510,72 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
   // No block may exit (and free its shared memory) while another still reads its partials.
   cluster_sync();
 }
+
+template <typename T, int COLS, int BLOCK, int CHUNKS>
+__global__ void __launch_bounds__(BLOCK)
+    ktune_softmax_split_staged(const T* __restrict__ x, T* __restrict__ y, long long rows, int cols,
+                               float2* __restrict__ partials, unsigned* __restrict__ counters) {
+  using namespace softmax_detail;
+  using R = uint4;
+  constexpr int V = 16 / sizeof(T);
+  constexpr int VECS = COLS / V;
+  constexpr int SLICE = (VECS + CHUNKS - 1) / CHUNKS;  // 16-byte vectors per block
+  static_assert(COLS % V == 0, "rows are whole 16-byte vectors");
+  extern __shared__ R slice[];
+  __shared__ float scratch[1][BLOCK > 32 ? BLOCK / 32 : 1];
+  __shared__ alignas(8) unsigned long long loaded;
+  const SplitWorkspace work{partials, counters};
+
+  const unsigned ticket = take_ticket(work);
+  const long long row = ticket / CHUNKS;
+  const int chunk = ticket % CHUNKS;
+  const int first = chunk * SLICE;
+  const int count = first + SLICE < VECS ? SLICE : VECS - first;  // the config leaves no slice empty
+  const unsigned bar = smem_addr(&loaded), buffer = smem_addr(slice);
+  if (threadIdx.x == 0) {
+    mbar_init(bar, 1);
+    fence_mbarrier_init();
+    mbar_arrive_expect_tx(bar, count * 16u);
+    bulk_load(buffer, reinterpret_cast<const R*>(x + row * COLS) + first, count * 16u, bar);
+  }
+  __syncthreads();
+  mbar_wait(bar, 0);
+
+  // The maximum and the sum in one pass over the slice: the sum is kept relative to the running
+  // maximum and rescaled when a vector raises it (one extra exponential a vector, not an element).
+  float m = neg_inf(), s = 0;
+  for (int i = threadIdx.x; i < count; i += BLOCK) {
+    float v[V];
+    unpack<T, V>(slice[i], v);
+    float vm = v[0];
+#pragma unroll
+    for (int j = 1; j < V; ++j) vm = fmaxf(vm, v[j]);
+    const float grown = fmaxf(m, vm);
+    s *= exp_minus(m, grown);  // exp(-inf) = 0 while the thread has seen nothing
+#pragma unroll
+    for (int j = 0; j < V; ++j) s += exp_minus(v[j], grown);
+    m = grown;
+  }
+  const float block_max = group_reduce<BLOCK, 1>(m, MaxOp{}, scratch);
+  s = group_reduce<BLOCK, 1>(s * exp_minus(m, block_max), SumOp{}, scratch);
+
+  const float scale = trade_row_partials<CHUNKS>(work, row, chunk, block_max, s);
+  for (int i = threadIdx.x; i < count; i += BLOCK) {
+    float v[V];
+    unpack<T, V>(slice[i], v);
+#pragma unroll
+    for (int j = 0; j < V; ++j) v[j] = exp_minus(v[j], block_max) * scale;
+    slice[i] = pack<T, V, R>(v);
+  }
+  fence_proxy_async_shared();  // the threads' writes, visible to the copy engine
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    bulk_store(reinterpret_cast<R*>(y + row * COLS) + first, buffer, count * 16u);
+    bulk_commit();
+    bulk_wait_read<0>();  // the slice must stay until the copy engine has read it
+  }
+  finish_split_block(work);
+}
+
 
 #endif  // sm_90+

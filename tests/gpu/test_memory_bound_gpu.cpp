@@ -110,6 +110,7 @@ TEST(MemoryBoundGpu, SoftmaxMatchesItsReferenceOnEveryRowLengthKindEveryDtype) {
   // Rows of 8200 (16-byte multiples in every dtype) take the staged kernel on sm_90, in 300
   // clusters: more than one wave of them.
   if (c.arch >= 90) EXPECT_TRUE(c.configs.count("softmax_staged"));
+  if (c.arch >= 90) EXPECT_TRUE(c.configs.count("softmax_split_staged"));
 }
 
 // Both norms on every row-length kind (one-vector rows, odd lengths that take 2-byte vectors, the
