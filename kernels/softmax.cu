@@ -213,25 +213,26 @@ __device__ __forceinline__ float2 combine_partials(const float2* partials) {
   return make_float2(m, 1.0f / s);
 }
 
-// Publishes this slice's maximum m and sum s (of exp(x - m)), waits for the row's other slices,
-// and returns the factor that turns this slice's exp(x - m) into the row's softmax:
-// exp(m - row max) / row sum. Every thread of the block must call it (it synchronizes the block);
-// m and s need only be right in thread 0.
+// Publishes this slice's maximum m and sum s (of exp(x - m)) for the row's other blocks. Thread 0.
 template <int CHUNKS>
-__device__ __forceinline__ float trade_row_partials(const SplitWorkspace& w, long long row, int chunk, float m,
-                                                    float s) {
+__device__ __forceinline__ void publish_partial(const SplitWorkspace& w, long long row, int chunk, float m, float s) {
+  w.partials[row * CHUNKS + chunk] = make_float2(m, s);
+  __threadfence();  // the partial is visible GPU-wide before the arrival that announces it
+  atomicAdd(&w.counters[2 + row], 1u);
+}
+
+// Waits until every slice of the row has published, and returns the factor that turns this
+// slice's exp(x - m) into the row's softmax: exp(m - row max) / row sum. Every thread of the block
+// must call it (it synchronizes the block).
+template <int CHUNKS>
+__device__ __forceinline__ float await_row_scale(const SplitWorkspace& w, long long row, float m) {
   __shared__ float2 row_stats;  // the row's maximum and 1 / sum
-  float2* const partials = w.partials + row * CHUNKS;
   unsigned* const arrivals = w.counters + 2 + row;
-  if (threadIdx.x == 0) {
-    partials[chunk] = make_float2(m, s);
-    __threadfence();  // the partial is visible GPU-wide before the arrival that announces it
-    atomicAdd(arrivals, 1u);
+  if (threadIdx.x == 0)
     while (load_acquire(arrivals) < CHUNKS) __nanosleep(64);
-  }
   __syncwarp();
   if (threadIdx.x < 32) {
-    const float2 stats = combine_partials<CHUNKS>(partials);
+    const float2 stats = combine_partials<CHUNKS>(w.partials + row * CHUNKS);
     if (threadIdx.x == 0) {
       row_stats = stats;
       // A second arrival once past the wait: the last of the row's 2 * CHUNKS has every block
@@ -241,6 +242,14 @@ __device__ __forceinline__ float trade_row_partials(const SplitWorkspace& w, lon
   }
   __syncthreads();
   return exp_minus(m, row_stats.x) * row_stats.y;
+}
+
+// publish_partial, then await_row_scale. m and s need only be right in thread 0.
+template <int CHUNKS>
+__device__ __forceinline__ float trade_row_partials(const SplitWorkspace& w, long long row, int chunk, float m,
+                                                    float s) {
+  if (threadIdx.x == 0) publish_partial<CHUNKS>(w, row, chunk, m, s);
+  return await_row_scale<CHUNKS>(w, row, m);
 }
 
 // Counts this block finished; the grid's last block resets the ticket and the count for the next
@@ -335,6 +344,15 @@ __global__ void __launch_bounds__(BLOCK)
 //     as softmax_staged stages it (one bulk copy in, one out, the maximum and the sum in one pass
 //     over shared memory): the copy engine's whole-slice requests without a cluster's waves.
 //     Launch: grid rows * CHUNKS, block BLOCK, dynamic shared memory the slice's bytes.
+//
+//   ktune_softmax_split_pipelined<T, COLS, BLOCK, CHUNKS>   (sm_90+)
+//     softmax_split_staged as a persistent grid of blocks with two slice buffers each: a block
+//     takes its next ticket and starts that slice's load before it waits for the current row, so
+//     the wait (the row's last slice still arriving) overlaps a load instead of idling the
+//     block's shared memory. A block holding two slices of one row publishes both before it
+//     waits: otherwise the row would wait on the block itself.
+//     Launch: grid min(rows * CHUNKS, BLOCKS_PER_SM * SMs), block BLOCK, dynamic shared memory
+//     two slices' bytes.
 //
 // Compiled for sm_90 and newer only: the other kernels of this file must still build for sm_80,
 // where __cluster_dims__ is an error (configs/softmax_cluster.json says min_arch 90).
@@ -511,6 +529,59 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
   cluster_sync();
 }
 
+namespace softmax_detail {
+
+// One pass over a slice of `count` 16-byte vectors in shared memory: the block's maximum, and the
+// sum of exp(x - that maximum), kept relative to the running maximum and rescaled when a vector
+// raises it (one extra exponential a vector, not an element). Synchronizes the block.
+template <typename T, int BLOCK>
+__device__ __forceinline__ float2 staged_partial(const uint4* slice, int count,
+                                                 float (*scratch)[BLOCK > 32 ? BLOCK / 32 : 1]) {
+  using namespace elementwise;
+  using namespace row_reduce;
+  constexpr int V = 16 / sizeof(T);
+  float m = neg_inf(), s = 0;
+  for (int i = threadIdx.x; i < count; i += BLOCK) {
+    float v[V];
+    unpack<T, V>(slice[i], v);
+    float vm = v[0];
+#pragma unroll
+    for (int j = 1; j < V; ++j) vm = fmaxf(vm, v[j]);
+    const float grown = fmaxf(m, vm);
+    s *= exp_minus(m, grown);  // exp(-inf) = 0 while the thread has seen nothing
+#pragma unroll
+    for (int j = 0; j < V; ++j) s += exp_minus(v[j], grown);
+    m = grown;
+  }
+  const float block_max = group_reduce<BLOCK, 1>(m, MaxOp{}, scratch);
+  return make_float2(block_max, group_reduce<BLOCK, 1>(s * exp_minus(m, block_max), SumOp{}, scratch));
+}
+
+// Rewrites the slice as exp(x - m) * scale and sends it to `out` by one bulk copy; returns (in
+// every thread) once the copy engine has read the slice, so its buffer may be refilled.
+template <typename T, int BLOCK>
+__device__ __forceinline__ void staged_write(uint4* slice, int count, float m, float scale, uint4* out) {
+  using namespace elementwise;
+  constexpr int V = 16 / sizeof(T);
+  for (int i = threadIdx.x; i < count; i += BLOCK) {
+    float v[V];
+    unpack<T, V>(slice[i], v);
+#pragma unroll
+    for (int j = 0; j < V; ++j) v[j] = exp_minus(v[j], m) * scale;
+    slice[i] = pack<T, V, uint4>(v);
+  }
+  fence_proxy_async_shared();  // the threads' writes, visible to the copy engine
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    bulk_store(out, smem_addr(slice), count * 16u);
+    bulk_commit();
+    bulk_wait_read<0>();
+  }
+  __syncthreads();
+}
+
+}  // namespace softmax_detail
+
 template <typename T, int COLS, int BLOCK, int CHUNKS>
 __global__ void __launch_bounds__(BLOCK)
     ktune_softmax_split_staged(const T* __restrict__ x, T* __restrict__ y, long long rows, int cols,
@@ -531,51 +602,99 @@ __global__ void __launch_bounds__(BLOCK)
   const int chunk = ticket % CHUNKS;
   const int first = chunk * SLICE;
   const int count = first + SLICE < VECS ? SLICE : VECS - first;  // the config leaves no slice empty
-  const unsigned bar = smem_addr(&loaded), buffer = smem_addr(slice);
+  const unsigned bar = smem_addr(&loaded);
   if (threadIdx.x == 0) {
     mbar_init(bar, 1);
     fence_mbarrier_init();
     mbar_arrive_expect_tx(bar, count * 16u);
-    bulk_load(buffer, reinterpret_cast<const R*>(x + row * COLS) + first, count * 16u, bar);
+    bulk_load(smem_addr(slice), reinterpret_cast<const R*>(x + row * COLS) + first, count * 16u, bar);
   }
   __syncthreads();
   mbar_wait(bar, 0);
-
-  // The maximum and the sum in one pass over the slice: the sum is kept relative to the running
-  // maximum and rescaled when a vector raises it (one extra exponential a vector, not an element).
-  float m = neg_inf(), s = 0;
-  for (int i = threadIdx.x; i < count; i += BLOCK) {
-    float v[V];
-    unpack<T, V>(slice[i], v);
-    float vm = v[0];
-#pragma unroll
-    for (int j = 1; j < V; ++j) vm = fmaxf(vm, v[j]);
-    const float grown = fmaxf(m, vm);
-    s *= exp_minus(m, grown);  // exp(-inf) = 0 while the thread has seen nothing
-#pragma unroll
-    for (int j = 0; j < V; ++j) s += exp_minus(v[j], grown);
-    m = grown;
-  }
-  const float block_max = group_reduce<BLOCK, 1>(m, MaxOp{}, scratch);
-  s = group_reduce<BLOCK, 1>(s * exp_minus(m, block_max), SumOp{}, scratch);
-
-  const float scale = trade_row_partials<CHUNKS>(work, row, chunk, block_max, s);
-  for (int i = threadIdx.x; i < count; i += BLOCK) {
-    float v[V];
-    unpack<T, V>(slice[i], v);
-#pragma unroll
-    for (int j = 0; j < V; ++j) v[j] = exp_minus(v[j], block_max) * scale;
-    slice[i] = pack<T, V, R>(v);
-  }
-  fence_proxy_async_shared();  // the threads' writes, visible to the copy engine
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    bulk_store(reinterpret_cast<R*>(y + row * COLS) + first, buffer, count * 16u);
-    bulk_commit();
-    bulk_wait_read<0>();  // the slice must stay until the copy engine has read it
-  }
+  const float2 part = staged_partial<T, BLOCK>(slice, count, scratch);
+  const float scale = trade_row_partials<CHUNKS>(work, row, chunk, part.x, part.y);
+  staged_write<T, BLOCK>(slice, count, part.x, scale, reinterpret_cast<R*>(y + row * COLS) + first);
   finish_split_block(work);
 }
 
+template <typename T, int COLS, int BLOCK, int CHUNKS>
+__global__ void __launch_bounds__(BLOCK)
+    ktune_softmax_split_pipelined(const T* __restrict__ x, T* __restrict__ y, long long rows, int cols,
+                                  float2* __restrict__ partials, unsigned* __restrict__ counters) {
+  using namespace softmax_detail;
+  using R = uint4;
+  constexpr int V = 16 / sizeof(T);
+  constexpr int VECS = COLS / V;
+  constexpr int SLICE = (VECS + CHUNKS - 1) / CHUNKS;  // 16-byte vectors per slice
+  static_assert(COLS % V == 0, "rows are whole 16-byte vectors");
+  extern __shared__ R slices[];  // two buffers of SLICE vectors
+  __shared__ float scratch[1][BLOCK > 32 ? BLOCK / 32 : 1];
+  __shared__ alignas(8) unsigned long long loaded[2];
+  __shared__ unsigned tickets[2];  // each buffer's slice (row * CHUNKS + chunk); past the end: none
+  const SplitWorkspace work{partials, counters};
+  const unsigned total = (unsigned)(rows * CHUNKS);
+  auto count_of = [](unsigned t) {
+    const int first = (t % CHUNKS) * SLICE;
+    return first + SLICE < VECS ? SLICE : VECS - first;
+  };
+  // Thread 0: the next ticket for buffer b, and its slice's bulk load.
+  auto refill = [&](int b) {
+    const unsigned t = atomicAdd(&counters[0], 1u);
+    tickets[b] = t;
+    if (t < total) {
+      const unsigned bar = smem_addr(&loaded[b]);
+      mbar_arrive_expect_tx(bar, count_of(t) * 16u);
+      bulk_load(smem_addr(slices + b * SLICE), reinterpret_cast<const R*>(x + (long long)(t / CHUNKS) * COLS) + (t % CHUNKS) * SLICE,
+                count_of(t) * 16u, bar);
+    }
+  };
+  if (threadIdx.x == 0) {
+    mbar_init(smem_addr(&loaded[0]), 1);
+    mbar_init(smem_addr(&loaded[1]), 1);
+    fence_mbarrier_init();
+    refill(0);
+    refill(1);
+  }
+  __syncthreads();
+
+  unsigned parity = 0;  // bit b: the phase buffer b's barrier completes next
+  auto partial_of = [&](int b) {
+    mbar_wait(smem_addr(&loaded[b]), (parity >> b) & 1u);
+    parity ^= 1u << b;
+    return staged_partial<T, BLOCK>(slices + b * SLICE, count_of(tickets[b]), scratch);
+  };
+  bool held = false;  // the current buffer's partial was published early (see below)
+  float held_max = 0;
+  for (int cur = 0;; cur ^= 1) {
+    const unsigned t = tickets[cur];
+    if (t >= total) break;
+    const long long row = t / CHUNKS;
+    float m;
+    if (held) {
+      m = held_max;
+      held = false;
+    } else {
+      const float2 part = partial_of(cur);
+      m = part.x;
+      if (threadIdx.x == 0) publish_partial<CHUNKS>(work, row, t % CHUNKS, part.x, part.y);
+    }
+    // The other buffer's slice may be of the same row. Its partial must be published before this
+    // block waits for the row, or the row would wait on the block itself.
+    const unsigned next = tickets[cur ^ 1];
+    if (next < total && next / CHUNKS == row) {
+      const float2 part = partial_of(cur ^ 1);
+      if (threadIdx.x == 0) publish_partial<CHUNKS>(work, row, next % CHUNKS, part.x, part.y);
+      held = true;
+      held_max = part.x;
+    }
+    // While this block waits for its row and writes, the other buffer's load is in flight.
+    const float scale = await_row_scale<CHUNKS>(work, row, m);
+    staged_write<T, BLOCK>(slices + cur * SLICE, count_of(t), m, scale,
+                           reinterpret_cast<R*>(y + row * COLS) + (t % CHUNKS) * SLICE);
+    if (threadIdx.x == 0) refill(cur);
+    __syncthreads();  // the new ticket, visible to every thread
+  }
+  finish_split_block(work);
+}
 
 #endif  // sm_90+
