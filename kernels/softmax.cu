@@ -158,10 +158,11 @@ __global__ void __launch_bounds__(BLOCK)
 //   ktune_softmax_split<T, COLS, VEC_BYTES, BLOCK, CHUNKS>
 //     A row cut into CHUNKS slices, one block each, the slice held in registers (as the cluster
 //     kernel holds it), the blocks of a row trading their partial maximum and sum through global
-//     memory: one read and one write per element. Unlike a cluster, the blocks of a row need not
-//     be co-scheduled as a unit, so the hardware keeps every SM busy to the end: a cluster of 16
-//     blocks per row leaves 256 rows of 256K columns in 5.2 waves of clusters, the last one a
-//     fifth full (80% of the copy roof on H100), where slices come in waves of single blocks.
+//     memory: one read and one write per element. Unlike a cluster, the blocks of a row are not
+//     scheduled as a unit, so slices, not whole rows, fill the GPU's waves; and it needs no sm_90.
+//     On the H100 its register-held slices lose to the bulk-copied ones of the staged kernels
+//     (the split_staged variant below takes the longest rows); it is the one-pass long-row kernel
+//     for GPUs without clusters.
 //
 //     A block takes its slice by ticket (an atomic counter), not by blockIdx: blocks start in an
 //     order the hardware does not promise, and a block waits for its row's other slices. Tickets
@@ -344,15 +345,6 @@ __global__ void __launch_bounds__(BLOCK)
 //     as softmax_staged stages it (one bulk copy in, one out, the maximum and the sum in one pass
 //     over shared memory): the copy engine's whole-slice requests without a cluster's waves.
 //     Launch: grid rows * CHUNKS, block BLOCK, dynamic shared memory the slice's bytes.
-//
-//   ktune_softmax_split_pipelined<T, COLS, BLOCK, CHUNKS>   (sm_90+)
-//     softmax_split_staged as a persistent grid of blocks with two slice buffers each: a block
-//     takes its next ticket and starts that slice's load before it waits for the current row, so
-//     the wait (the row's last slice still arriving) overlaps a load instead of idling the
-//     block's shared memory. A block holding two slices of one row publishes both before it
-//     waits: otherwise the row would wait on the block itself.
-//     Launch: grid min(rows * CHUNKS, BLOCKS_PER_SM * SMs), block BLOCK, dynamic shared memory
-//     two slices' bytes.
 //
 // Compiled for sm_90 and newer only: the other kernels of this file must still build for sm_80,
 // where __cluster_dims__ is an error (configs/softmax_cluster.json says min_arch 90).
@@ -614,86 +606,6 @@ __global__ void __launch_bounds__(BLOCK)
   const float2 part = staged_partial<T, BLOCK>(slice, count, scratch);
   const float scale = trade_row_partials<CHUNKS>(work, row, chunk, part.x, part.y);
   staged_write<T, BLOCK>(slice, count, part.x, scale, reinterpret_cast<R*>(y + row * COLS) + first);
-  finish_split_block(work);
-}
-
-template <typename T, int COLS, int BLOCK, int CHUNKS>
-__global__ void __launch_bounds__(BLOCK)
-    ktune_softmax_split_pipelined(const T* __restrict__ x, T* __restrict__ y, long long rows, int cols,
-                                  float2* __restrict__ partials, unsigned* __restrict__ counters) {
-  using namespace softmax_detail;
-  using R = uint4;
-  constexpr int V = 16 / sizeof(T);
-  constexpr int VECS = COLS / V;
-  constexpr int SLICE = (VECS + CHUNKS - 1) / CHUNKS;  // 16-byte vectors per slice
-  static_assert(COLS % V == 0, "rows are whole 16-byte vectors");
-  extern __shared__ R slices[];  // two buffers of SLICE vectors
-  __shared__ float scratch[1][BLOCK > 32 ? BLOCK / 32 : 1];
-  __shared__ alignas(8) unsigned long long loaded[2];
-  __shared__ unsigned tickets[2];  // each buffer's slice (row * CHUNKS + chunk); past the end: none
-  const SplitWorkspace work{partials, counters};
-  const unsigned total = (unsigned)(rows * CHUNKS);
-  auto count_of = [](unsigned t) {
-    const int first = (t % CHUNKS) * SLICE;
-    return first + SLICE < VECS ? SLICE : VECS - first;
-  };
-  // Thread 0: the next ticket for buffer b, and its slice's bulk load.
-  auto refill = [&](int b) {
-    const unsigned t = atomicAdd(&counters[0], 1u);
-    tickets[b] = t;
-    if (t < total) {
-      const unsigned bar = smem_addr(&loaded[b]);
-      mbar_arrive_expect_tx(bar, count_of(t) * 16u);
-      bulk_load(smem_addr(slices + b * SLICE), reinterpret_cast<const R*>(x + (long long)(t / CHUNKS) * COLS) + (t % CHUNKS) * SLICE,
-                count_of(t) * 16u, bar);
-    }
-  };
-  if (threadIdx.x == 0) {
-    mbar_init(smem_addr(&loaded[0]), 1);
-    mbar_init(smem_addr(&loaded[1]), 1);
-    fence_mbarrier_init();
-    refill(0);
-    refill(1);
-  }
-  __syncthreads();
-
-  unsigned parity = 0;  // bit b: the phase buffer b's barrier completes next
-  auto partial_of = [&](int b) {
-    mbar_wait(smem_addr(&loaded[b]), (parity >> b) & 1u);
-    parity ^= 1u << b;
-    return staged_partial<T, BLOCK>(slices + b * SLICE, count_of(tickets[b]), scratch);
-  };
-  bool held = false;  // the current buffer's partial was published early (see below)
-  float held_max = 0;
-  for (int cur = 0;; cur ^= 1) {
-    const unsigned t = tickets[cur];
-    if (t >= total) break;
-    const long long row = t / CHUNKS;
-    float m;
-    if (held) {
-      m = held_max;
-      held = false;
-    } else {
-      const float2 part = partial_of(cur);
-      m = part.x;
-      if (threadIdx.x == 0) publish_partial<CHUNKS>(work, row, t % CHUNKS, part.x, part.y);
-    }
-    // The other buffer's slice may be of the same row. Its partial must be published before this
-    // block waits for the row, or the row would wait on the block itself.
-    const unsigned next = tickets[cur ^ 1];
-    if (next < total && next / CHUNKS == row) {
-      const float2 part = partial_of(cur ^ 1);
-      if (threadIdx.x == 0) publish_partial<CHUNKS>(work, row, next % CHUNKS, part.x, part.y);
-      held = true;
-      held_max = part.x;
-    }
-    // While this block waits for its row and writes, the other buffer's load is in flight.
-    const float scale = await_row_scale<CHUNKS>(work, row, m);
-    staged_write<T, BLOCK>(slices + cur * SLICE, count_of(t), m, scale,
-                           reinterpret_cast<R*>(y + row * COLS) + (t % CHUNKS) * SLICE);
-    if (threadIdx.x == 0) refill(cur);
-    __syncthreads();  // the new ticket, visible to every thread
-  }
   finish_split_block(work);
 }
 

@@ -140,7 +140,7 @@ class SoftmaxFamily : public KernelFamily {
   std::vector<std::string_view> default_configs() const override {
     return {"configs/softmax.json", "configs/softmax_looped.json", "configs/softmax_cluster.json",
             "configs/softmax_staged.json", "configs/softmax_split.json",
-            "configs/softmax_split_staged.json", "configs/softmax_split_pipelined.json"};
+            "configs/softmax_split_staged.json"};
   }
   std::vector<std::string> context_names() const override {
     std::vector<std::string> names = {"rows", "cols", "split_partials", "split_counters"};

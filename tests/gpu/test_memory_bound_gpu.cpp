@@ -111,7 +111,6 @@ TEST(MemoryBoundGpu, SoftmaxMatchesItsReferenceOnEveryRowLengthKindEveryDtype) {
   // clusters: more than one wave of them.
   if (c.arch >= 90) EXPECT_TRUE(c.configs.count("softmax_staged"));
   if (c.arch >= 90) EXPECT_TRUE(c.configs.count("softmax_split_staged"));
-  if (c.arch >= 90) EXPECT_TRUE(c.configs.count("softmax_split_pipelined"));
 }
 
 // Both norms on every row-length kind (one-vector rows, odd lengths that take 2-byte vectors, the
