@@ -127,22 +127,20 @@ void setup_compile(CLI::App& app, int& exit_code) {
   });
 
   for (const KernelFamily* family : all_families()) {
-    struct FamilyOptions {
-      ProblemFlags problem;
-      CompileFlags flags;
-    };
-    auto fopts = std::make_shared<FamilyOptions>();
+    auto problem_flags = std::make_shared<ProblemFlags>();
     CLI::App* sub = cmd->add_subcommand(std::string(family->name()), "compile " + std::string(family->name()) +
                                                                         "'s sweeps, for one problem or their own");
-    add_problem_flags(*sub, fopts->problem, *family, /*required=*/false);
-    add_compile_flags(*sub, fopts->flags);
-    sub->callback([fopts, family, &exit_code] {
+    add_problem_flags(*sub, *problem_flags, *family, /*required=*/false);
+    // The family's compile flags write the same variables as compile's own, so they may come
+    // before the family's name or after it (`ktune compile --arch sm_80 add` targets sm_80).
+    add_compile_flags(*sub, opts->flags);
+    sub->callback([opts, problem_flags, family, &exit_code] {
       std::optional<Problem> problem;
-      if (fopts->problem.given()) {
-        problem = make_problem(*family, fopts->problem);
+      if (problem_flags->given()) {
+        problem = make_problem(*family, *problem_flags);
         check_problem(*problem);
       }
-      exit_code = compile_configs(fopts->flags, load_configs(fopts->flags.common, *family), problem);
+      exit_code = compile_configs(opts->flags, load_configs(opts->flags.common, *family), problem);
     });
   }
 }

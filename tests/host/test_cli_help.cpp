@@ -74,5 +74,14 @@ TEST_F(CliHelp, VerifyOneConfigurationTakesAnyFamilyAndChecksItsSettingsFirst) {
   EXPECT_NE(no_set.output.find("--set"), std::string::npos) << no_set.output;
 }
 
+TEST_F(CliHelp, CompileFlagsReachTheFamilyBeforeOrAfterItsName) {
+  // An unknown target fails before anything compiles, so where --arch lands shows without NVRTC.
+  for (const char* args : {"compile --arch sm_1 add --n 1000", "compile add --n 1000 --arch sm_1"}) {
+    const Ran r = run_ktune(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("unknown --arch 'sm_1'"), std::string::npos) << args << "\n" << r.output;
+  }
+}
+
 }  // namespace
 }  // namespace ktune
