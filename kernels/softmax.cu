@@ -35,6 +35,56 @@ __device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); 
 // exp(x - m) as exp2((x - m) * log2 e): one MUFU.EX2 per element.
 __device__ __forceinline__ float exp_minus(float x, float m) { return exp2f((x - m) * kLog2e); }
 
+// A slice of a row in registers (the register kernels' whole row, or a block's part of it).
+
+// This thread's vectors first + threadIdx.x + k * BLOCK (k < PER) of a slice ending at `end`, into
+// v (-inf past the end); returns their maximum.
+template <typename T, int V, int PER, int BLOCK, typename R>
+__device__ __forceinline__ float load_slice(const R* in, int first, int end, float (&v)[PER][V]) {
+  float m = neg_inf();
+#pragma unroll
+  for (int k = 0; k < PER; ++k) {
+    const int i = first + threadIdx.x + k * BLOCK;
+    if (i < end) {
+      unpack<T, V>(in[i], v[k]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[k][j] = neg_inf();
+    }
+#pragma unroll
+    for (int j = 0; j < V; ++j) m = fmaxf(m, v[k][j]);
+  }
+  return m;
+}
+
+// v = exp(v - m) in place (exp(-inf) = 0 for the padding); returns their sum.
+template <int V, int PER>
+__device__ __forceinline__ float exp_slice(float (&v)[PER][V], float m) {
+  float s = 0;
+#pragma unroll
+  for (int k = 0; k < PER; ++k)
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      v[k][j] = exp_minus(v[k][j], m);
+      s += v[k][j];
+    }
+  return s;
+}
+
+// Writes v * scale back where load_slice read it.
+template <typename T, int V, int PER, int BLOCK, typename R>
+__device__ __forceinline__ void store_slice(R* out, int first, int end, float (&v)[PER][V], float scale) {
+#pragma unroll
+  for (int k = 0; k < PER; ++k) {
+    const int i = first + threadIdx.x + k * BLOCK;
+    if (i < end) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[k][j] *= scale;
+      out[i] = pack<T, V, R>(v[k]);
+    }
+  }
+}
+
 }  // namespace softmax_detail
 
 template <typename T, int COLS, int VEC_BYTES, int ROW_THREADS, int ROWS_PER_BLOCK>
@@ -69,14 +119,7 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
     for (int j = 0; j < V; ++j) m = fmaxf(m, v[k][j]);
   }
   m = group_reduce<ROW_THREADS, ROWS_PER_BLOCK>(m, MaxOp{}, scratch);
-  float s = 0;
-#pragma unroll
-  for (int k = 0; k < PER; ++k)
-#pragma unroll
-    for (int j = 0; j < V; ++j) {
-      v[k][j] = exp_minus(v[k][j], m);  // exp(-inf) = 0 for the padding
-      s += v[k][j];
-    }
+  float s = exp_slice<V, PER>(v, m);
   s = group_reduce<ROW_THREADS, ROWS_PER_BLOCK>(s, SumOp{}, scratch);
   const float inv = 1.0f / s;
 #pragma unroll
@@ -287,40 +330,13 @@ __global__ void __launch_bounds__(BLOCK)
   R* out = reinterpret_cast<R*>(y + row * COLS);
 
   float v[PER][V];
-  float m = neg_inf();
-#pragma unroll
-  for (int k = 0; k < PER; ++k) {
-    const int i = first + threadIdx.x + k * BLOCK;
-    if (i < end) {
-      unpack<T, V>(in[i], v[k]);
-    } else {
-#pragma unroll
-      for (int j = 0; j < V; ++j) v[k][j] = neg_inf();
-    }
-#pragma unroll
-    for (int j = 0; j < V; ++j) m = fmaxf(m, v[k][j]);
-  }
+  float m = load_slice<T, V, PER, BLOCK>(in, first, end, v);
   m = group_reduce<BLOCK, 1>(m, MaxOp{}, scratch);
-  float s = 0;
-#pragma unroll
-  for (int k = 0; k < PER; ++k)
-#pragma unroll
-    for (int j = 0; j < V; ++j) {
-      v[k][j] = exp_minus(v[k][j], m);  // exp(-inf) = 0 for the padding
-      s += v[k][j];
-    }
+  float s = exp_slice<V, PER>(v, m);
   s = group_reduce<BLOCK, 1>(s, SumOp{}, scratch);
 
   const float scale = trade_row_partials<CHUNKS>(work, row, chunk, m, s);
-#pragma unroll
-  for (int k = 0; k < PER; ++k) {
-    const int i = first + threadIdx.x + k * BLOCK;
-    if (i < end) {
-#pragma unroll
-      for (int j = 0; j < V; ++j) v[k][j] *= scale;
-      out[i] = pack<T, V, R>(v[k]);
-    }
-  }
+  store_slice<T, V, PER, BLOCK>(out, first, end, v, scale);
   finish_split_block(work);
 }
 
@@ -393,33 +409,14 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
   R* out = reinterpret_cast<R*>(y + row * COLS);
 
   float v[PER][V];
-  float m = neg_inf();
-#pragma unroll
-  for (int k = 0; k < PER; ++k) {
-    const int i = first + threadIdx.x + k * BLOCK;
-    if (i < end) {
-      unpack<T, V>(in[i], v[k]);
-    } else {
-#pragma unroll
-      for (int j = 0; j < V; ++j) v[k][j] = neg_inf();
-    }
-#pragma unroll
-    for (int j = 0; j < V; ++j) m = fmaxf(m, v[k][j]);
-  }
+  float m = load_slice<T, V, PER, BLOCK>(in, first, end, v);
   m = group_reduce<BLOCK, 1>(m, MaxOp{}, scratch);
   if (threadIdx.x == 0) partial[0] = m;
   cluster_sync();
 #pragma unroll
   for (int r = 0; r < CLUSTER; ++r) m = fmaxf(m, load_from_block(&partial[0], r));
 
-  float s = 0;
-#pragma unroll
-  for (int k = 0; k < PER; ++k)
-#pragma unroll
-    for (int j = 0; j < V; ++j) {
-      v[k][j] = exp_minus(v[k][j], m);
-      s += v[k][j];
-    }
+  float s = exp_slice<V, PER>(v, m);
   s = group_reduce<BLOCK, 1>(s, SumOp{}, scratch);
   if (threadIdx.x == 0) partial[1] = s;
   cluster_sync();
@@ -429,15 +426,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
   // No block may exit (and free its shared memory) while another still reads its partials.
   cluster_sync();
   const float inv = 1.0f / s;
-#pragma unroll
-  for (int k = 0; k < PER; ++k) {
-    const int i = first + threadIdx.x + k * BLOCK;
-    if (i < end) {
-#pragma unroll
-      for (int j = 0; j < V; ++j) v[k][j] *= inv;
-      out[i] = pack<T, V, R>(v[k]);
-    }
-  }
+  store_slice<T, V, PER, BLOCK>(out, first, end, v, inv);
 }
 
 template <typename T, int COLS, int BLOCK, int CLUSTER>
