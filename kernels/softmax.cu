@@ -356,10 +356,12 @@ __global__ void __launch_bounds__(BLOCK)
 //     block) and written back from there by another. Rows whose bytes are a multiple of 16.
 //     Launch: grid rows * CLUSTER, block BLOCK, dynamic shared memory the slice's bytes.
 //
-//   ktune_softmax_split_staged<T, COLS, BLOCK, CHUNKS>   (sm_90+)
+//   ktune_softmax_split_staged<T, COLS, BLOCK, CHUNKS, PIECES>   (sm_90+)
 //     softmax_split's slices by ticket and partials through global memory, with each slice staged
-//     as softmax_staged stages it (one bulk copy in, one out, the maximum and the sum in one pass
-//     over shared memory): the copy engine's whole-slice requests without a cluster's waves.
+//     as softmax_staged stages it (bulk copies in and out, the maximum and the sum in one pass
+//     over shared memory): the copy engine's whole-slice requests without a cluster's waves. The
+//     slice moves in PIECES bulk copies each way, so the threads start on its first piece while
+//     the rest is arriving, and the first written piece leaves while the next is computed.
 //     Launch: grid rows * CHUNKS, block BLOCK, dynamic shared memory the slice's bytes.
 //
 // Compiled for sm_90 and newer only: the other kernels of this file must still build for sm_80,
@@ -512,58 +514,97 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
 
 namespace softmax_detail {
 
-// One pass over a slice of `count` 16-byte vectors in shared memory: the block's maximum, and the
+// A staged slice of `count` 16-byte vectors arrives in PIECES pieces of up to `piece` vectors,
+// each a bulk copy completing its own barrier, so the threads can start on the first piece while
+// the others are still on their way.
+template <int PIECES>
+struct Pieces {
+  int count, piece;
+  __device__ __forceinline__ Pieces(int count) : count(count), piece((count + PIECES - 1) / PIECES) {}
+  __device__ __forceinline__ int begin(int p) const { return p * piece < count ? p * piece : count; }
+  __device__ __forceinline__ int end(int p) const { return begin(p + 1); }
+};
+
+// Thread 0: starts the bulk copies of `src`'s pieces into `slice`, one barrier each (initialized
+// here, for one arrival).
+template <int PIECES>
+__device__ __forceinline__ void start_staged_load(uint4* slice, const uint4* src, Pieces<PIECES> pieces,
+                                                  unsigned long long* loaded) {
+  for (int p = 0; p < PIECES; ++p) mbar_init(smem_addr(&loaded[p]), 1);
+  fence_mbarrier_init();
+  for (int p = 0; p < PIECES; ++p) {
+    const unsigned bar = smem_addr(&loaded[p]);
+    const int n = pieces.end(p) - pieces.begin(p);
+    if (n == 0) {
+      mbar_arrive(bar);
+      continue;
+    }
+    mbar_arrive_expect_tx(bar, n * 16u);
+    bulk_load(smem_addr(slice + pieces.begin(p)), src + pieces.begin(p), n * 16u, bar);
+  }
+}
+
+// One pass over the staged slice, piece by piece as each arrives: the block's maximum, and the
 // sum of exp(x - that maximum), kept relative to the running maximum and rescaled when a vector
 // raises it (one extra exponential a vector, not an element). Synchronizes the block.
-template <typename T, int BLOCK>
-__device__ __forceinline__ float2 staged_partial(const uint4* slice, int count,
+template <typename T, int BLOCK, int PIECES>
+__device__ __forceinline__ float2 staged_partial(const uint4* slice, Pieces<PIECES> pieces,
+                                                 unsigned long long* loaded,
                                                  float (*scratch)[BLOCK > 32 ? BLOCK / 32 : 1]) {
   using namespace elementwise;
   using namespace row_reduce;
   constexpr int V = 16 / sizeof(T);
   float m = neg_inf(), s = 0;
-  for (int i = threadIdx.x; i < count; i += BLOCK) {
-    float v[V];
-    unpack<T, V>(slice[i], v);
-    float vm = v[0];
 #pragma unroll
-    for (int j = 1; j < V; ++j) vm = fmaxf(vm, v[j]);
-    const float grown = fmaxf(m, vm);
-    s *= exp_minus(m, grown);  // exp(-inf) = 0 while the thread has seen nothing
+  for (int p = 0; p < PIECES; ++p) {
+    mbar_wait(smem_addr(&loaded[p]), 0);
+    for (int i = pieces.begin(p) + threadIdx.x; i < pieces.end(p); i += BLOCK) {
+      float v[V];
+      unpack<T, V>(slice[i], v);
+      float vm = v[0];
 #pragma unroll
-    for (int j = 0; j < V; ++j) s += exp_minus(v[j], grown);
-    m = grown;
+      for (int j = 1; j < V; ++j) vm = fmaxf(vm, v[j]);
+      const float grown = fmaxf(m, vm);
+      s *= exp_minus(m, grown);  // exp(-inf) = 0 while the thread has seen nothing
+#pragma unroll
+      for (int j = 0; j < V; ++j) s += exp_minus(v[j], grown);
+      m = grown;
+    }
   }
   const float block_max = group_reduce<BLOCK, 1>(m, MaxOp{}, scratch);
   return make_float2(block_max, group_reduce<BLOCK, 1>(s * exp_minus(m, block_max), SumOp{}, scratch));
 }
 
-// Rewrites the slice as exp(x - m) * scale and sends it to `out` by one bulk copy; returns (in
-// every thread) once the copy engine has read the slice, so its buffer may be refilled.
-template <typename T, int BLOCK>
-__device__ __forceinline__ void staged_write(uint4* slice, int count, float m, float scale, uint4* out) {
+// Rewrites the slice as exp(x - m) * scale, sending each piece to `out` by a bulk copy as soon as
+// it is written; returns once the copy engine has read them all.
+template <typename T, int BLOCK, int PIECES>
+__device__ __forceinline__ void staged_write(uint4* slice, Pieces<PIECES> pieces, float m, float scale, uint4* out) {
   using namespace elementwise;
   constexpr int V = 16 / sizeof(T);
-  for (int i = threadIdx.x; i < count; i += BLOCK) {
-    float v[V];
-    unpack<T, V>(slice[i], v);
 #pragma unroll
-    for (int j = 0; j < V; ++j) v[j] = exp_minus(v[j], m) * scale;
-    slice[i] = pack<T, V, uint4>(v);
+  for (int p = 0; p < PIECES; ++p) {
+    for (int i = pieces.begin(p) + threadIdx.x; i < pieces.end(p); i += BLOCK) {
+      float v[V];
+      unpack<T, V>(slice[i], v);
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[j] = exp_minus(v[j], m) * scale;
+      slice[i] = pack<T, V, uint4>(v);
+    }
+    fence_proxy_async_shared();  // the threads' writes, visible to the copy engine
+    __syncthreads();
+    const int n = pieces.end(p) - pieces.begin(p);
+    if (threadIdx.x == 0 && n > 0) {
+      bulk_store(out + pieces.begin(p), smem_addr(slice + pieces.begin(p)), n * 16u);
+      bulk_commit();
+    }
   }
-  fence_proxy_async_shared();  // the threads' writes, visible to the copy engine
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    bulk_store(out, smem_addr(slice), count * 16u);
-    bulk_commit();
-    bulk_wait_read<0>();
-  }
+  if (threadIdx.x == 0) bulk_wait_read<0>();  // the slice must stay until the copy engine has read it
   __syncthreads();
 }
 
 }  // namespace softmax_detail
 
-template <typename T, int COLS, int BLOCK, int CHUNKS>
+template <typename T, int COLS, int BLOCK, int CHUNKS, int PIECES>
 __global__ void __launch_bounds__(BLOCK)
     ktune_softmax_split_staged(const T* __restrict__ x, T* __restrict__ y, long long rows, int cols,
                                float2* __restrict__ partials, unsigned* __restrict__ counters) {
@@ -575,26 +616,20 @@ __global__ void __launch_bounds__(BLOCK)
   static_assert(COLS % V == 0, "rows are whole 16-byte vectors");
   extern __shared__ R slice[];
   __shared__ float scratch[1][BLOCK > 32 ? BLOCK / 32 : 1];
-  __shared__ alignas(8) unsigned long long loaded;
+  __shared__ alignas(8) unsigned long long loaded[PIECES];
   const SplitWorkspace work{partials, counters};
 
   const unsigned ticket = take_ticket(work);
   const long long row = ticket / CHUNKS;
   const int chunk = ticket % CHUNKS;
   const int first = chunk * SLICE;
-  const int count = first + SLICE < VECS ? SLICE : VECS - first;  // the config leaves no slice empty
-  const unsigned bar = smem_addr(&loaded);
-  if (threadIdx.x == 0) {
-    mbar_init(bar, 1);
-    fence_mbarrier_init();
-    mbar_arrive_expect_tx(bar, count * 16u);
-    bulk_load(smem_addr(slice), reinterpret_cast<const R*>(x + row * COLS) + first, count * 16u, bar);
-  }
-  __syncthreads();
-  mbar_wait(bar, 0);
-  const float2 part = staged_partial<T, BLOCK>(slice, count, scratch);
+  const Pieces<PIECES> pieces(first + SLICE < VECS ? SLICE : VECS - first);  // the config leaves no slice empty
+  if (threadIdx.x == 0)
+    start_staged_load<PIECES>(slice, reinterpret_cast<const R*>(x + row * COLS) + first, pieces, loaded);
+  __syncthreads();  // the barriers are initialized
+  const float2 part = staged_partial<T, BLOCK, PIECES>(slice, pieces, loaded, scratch);
   const float scale = trade_row_partials<CHUNKS>(work, row, chunk, part.x, part.y);
-  staged_write<T, BLOCK>(slice, count, part.x, scale, reinterpret_cast<R*>(y + row * COLS) + first);
+  staged_write<T, BLOCK, PIECES>(slice, pieces, part.x, scale, reinterpret_cast<R*>(y + row * COLS) + first);
   finish_split_block(work);
 }
 
