@@ -8,9 +8,10 @@
 // Both write the per-row statistics in fp32 (mean: LayerNorm only), as the training frameworks
 // keep them for the backward pass. Two kernels:
 //
-//   ktune_norm_rows<T, COLS, VEC_BYTES, ROW_THREADS, ROWS_PER_BLOCK, RMS>
+//   ktune_norm_rows<T, COLS, VEC_BYTES, ROW_THREADS, ROWS_PER_BLOCK, RMS, PRELOAD>
 //     One pass over memory: a row lives in the registers of ROW_THREADS threads, so the variance
-//     is the exact two-pass sum over the held values. ROWS_PER_BLOCK rows per block.
+//     is the exact two-pass sum over the held values. ROWS_PER_BLOCK rows per block. PRELOAD 1
+//     holds the thread's w (and b) in registers too, loaded with x.
 //     Launch: grid cdiv(rows, ROWS_PER_BLOCK), block ROW_THREADS * ROWS_PER_BLOCK.
 //
 //   ktune_norm_looped<T, VEC_BYTES, BLOCK, RMS>
@@ -49,7 +50,7 @@ __device__ __forceinline__ R normalize(const float* v, R w_raw, const R* b_raw, 
 
 }  // namespace norm_detail
 
-template <typename T, int COLS, int VEC_BYTES, int ROW_THREADS, int ROWS_PER_BLOCK, int RMS>
+template <typename T, int COLS, int VEC_BYTES, int ROW_THREADS, int ROWS_PER_BLOCK, int RMS, int PRELOAD>
 __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
     ktune_norm_rows(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b, T* __restrict__ y,
                     float* __restrict__ mean_out, float* __restrict__ rstd_out, long long rows, int cols, float eps) {
@@ -81,6 +82,19 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
 #pragma unroll
     for (int j = 0; j < V; ++j) sum += RMS ? v[k][j] * v[k][j] : v[k][j];
   }
+  // PRELOAD: w and b fetched now, beside x, rather than after the reductions, where their latency
+  // (L2 at best) would be the last step of every row's chain: it tells when the rows are few.
+  const R* w_vec = reinterpret_cast<const R*>(w);
+  const R* b_vec = reinterpret_cast<const R*>(b);
+  R w_held[PRELOAD ? PER : 1], b_held[PRELOAD && !RMS ? PER : 1];
+  if constexpr (PRELOAD) {
+#pragma unroll
+    for (int k = 0; k < PER; ++k)
+      if (held(k)) {
+        w_held[k] = w_vec[lane + k * ROW_THREADS];
+        if constexpr (!RMS) b_held[k] = b_vec[lane + k * ROW_THREADS];
+      }
+  }
   sum = group_reduce<ROW_THREADS, ROWS_PER_BLOCK>(sum, SumOp{}, scratch);
   float mean = 0, rstd;
   if constexpr (RMS) {
@@ -100,12 +114,14 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
     if (!RMS) mean_out[row] = mean;
     rstd_out[row] = rstd;
   }
-  const R* w_vec = reinterpret_cast<const R*>(w);
-  const R* b_vec = reinterpret_cast<const R*>(b);
 #pragma unroll
   for (int k = 0; k < PER; ++k) {
     const int i = lane + k * ROW_THREADS;
-    if (held(k)) out[i] = normalize<T, V, RMS>(v[k], w_vec[i], RMS ? nullptr : b_vec + i, mean, rstd);
+    if (!held(k)) continue;
+    if constexpr (PRELOAD)
+      out[i] = normalize<T, V, RMS>(v[k], w_held[k], RMS ? nullptr : &b_held[RMS ? 0 : k], mean, rstd);
+    else
+      out[i] = normalize<T, V, RMS>(v[k], w_vec[i], RMS ? nullptr : b_vec + i, mean, rstd);
   }
 }
 
