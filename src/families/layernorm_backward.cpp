@@ -135,29 +135,17 @@ class LayerNormBackwardFamily : public KernelFamily {
   }
   Bound bound() const override { return Bound::memory; }
   std::vector<std::string_view> default_configs() const override { return {"configs/layernorm_backward.json"}; }
-  std::vector<std::string> context_names() const override {
-    std::vector<std::string> names = {"rows", "cols"};
-    for (std::string& n : elementwise::device_context_names()) names.push_back(std::move(n));
-    return names;
-  }
+  std::vector<std::string> context_names() const override { return elementwise::row_context_names(); }
   std::vector<std::string> placeholder_names() const override { return {"ELEMENT", "COLS"}; }
   void validate(const Problem& p) const override {
-    for (const char* d : {"rows", "cols"})
-      if (p.dims.at(d) <= 0) throw ConfigError(fmt::format("{} must be >= 1 (got {})", d, p.dims.at(d)));
-    if (p.dims.at("rows") > INT32_MAX)
-      throw ConfigError(fmt::format("rows = {} is larger than 2^31-1", p.dims.at("rows")));
+    elementwise::validate_rows(p, INT32_MAX, INT64_MAX);
     if (p.dims.at("cols") > kMaxCols)
       throw ConfigError(fmt::format("cols = {}: layernorm_backward's kernel holds rows of at most {} columns",
                                     p.dims.at("cols"), kMaxCols));
   }
-  Bindings context(const Problem& p, const ArchFacts& arch) const override {
-    Bindings b = elementwise::device_context(p.dtype, arch);
-    b["rows"] = p.dims.at("rows");
-    b["cols"] = p.dims.at("cols");
-    return b;
-  }
+  Bindings context(const Problem& p, const ArchFacts& arch) const override { return elementwise::row_context(p, arch); }
   std::map<std::string, std::string> placeholders(const Problem& p) const override {
-    return {{"ELEMENT", elementwise::element_name(p.dtype)}, {"COLS", std::to_string(p.dims.at("cols"))}};
+    return elementwise::row_placeholders(p);
   }
   Cost cost(const Problem& p) const override {
     // xhat, g, two row sums, dx, two column sums: about 12 operations an element.

@@ -170,27 +170,13 @@ class NormFamily : public KernelFamily {
     if (is_rms(kind_)) return {"configs/rmsnorm.json", "configs/rmsnorm_looped.json"};
     return {"configs/layernorm.json", "configs/layernorm_looped.json"};
   }
-  std::vector<std::string> context_names() const override {
-    std::vector<std::string> names = {"rows", "cols"};
-    for (std::string& n : elementwise::device_context_names()) names.push_back(std::move(n));
-    return names;
-  }
+  std::vector<std::string> context_names() const override { return elementwise::row_context_names(); }
   std::vector<std::string> placeholder_names() const override { return {"ELEMENT", "COLS"}; }
-  void validate(const Problem& p) const override {
-    for (const char* d : {"rows", "cols"})
-      if (p.dims.at(d) <= 0) throw ConfigError(fmt::format("{} must be >= 1 (got {})", d, p.dims.at(d)));
-    // One reference block per row, and int columns in the kernels.
-    for (const char* d : {"rows", "cols"})
-      if (p.dims.at(d) > INT32_MAX) throw ConfigError(fmt::format("{} = {} is larger than 2^31-1", d, p.dims.at(d)));
-  }
-  Bindings context(const Problem& p, const ArchFacts& arch) const override {
-    Bindings b = elementwise::device_context(p.dtype, arch);
-    b["rows"] = p.dims.at("rows");
-    b["cols"] = p.dims.at("cols");
-    return b;
-  }
+  // One reference block per row, and int columns in the kernels.
+  void validate(const Problem& p) const override { elementwise::validate_rows(p, INT32_MAX, INT32_MAX); }
+  Bindings context(const Problem& p, const ArchFacts& arch) const override { return elementwise::row_context(p, arch); }
   std::map<std::string, std::string> placeholders(const Problem& p) const override {
-    return {{"ELEMENT", elementwise::element_name(p.dtype)}, {"COLS", std::to_string(p.dims.at("cols"))}};
+    return elementwise::row_placeholders(p);
   }
   Cost cost(const Problem& p) const override {
     // LayerNorm: sum, square, scale and shift: about 8 operations an element; RMSNorm about 5.

@@ -143,27 +143,18 @@ class SoftmaxFamily : public KernelFamily {
             "configs/softmax_split_staged.json"};
   }
   std::vector<std::string> context_names() const override {
-    std::vector<std::string> names = {"rows", "cols", "split_partials", "split_counters"};
-    for (std::string& n : elementwise::device_context_names()) names.push_back(std::move(n));
-    return names;
+    return elementwise::row_context_names({"split_partials", "split_counters"});
   }
   std::vector<std::string> placeholder_names() const override { return {"ELEMENT", "COLS"}; }
-  void validate(const Problem& p) const override {
-    for (const char* d : {"rows", "cols"})
-      if (p.dims.at(d) <= 0) throw ConfigError(fmt::format("{} must be >= 1 (got {})", d, p.dims.at(d)));
-    if (p.dims.at("cols") > INT32_MAX)
-      throw ConfigError(fmt::format("cols = {} is larger than 2^31-1", p.dims.at("cols")));
-  }
+  void validate(const Problem& p) const override { elementwise::validate_rows(p, INT64_MAX, INT32_MAX); }
   Bindings context(const Problem& p, const ArchFacts& arch) const override {
-    Bindings b = elementwise::device_context(p.dtype, arch);
-    b["rows"] = p.dims.at("rows");
-    b["cols"] = p.dims.at("cols");
+    Bindings b = elementwise::row_context(p, arch);
     b["split_partials"] = kSplitPartials;
     b["split_counters"] = kSplitCounters;
     return b;
   }
   std::map<std::string, std::string> placeholders(const Problem& p) const override {
-    return {{"ELEMENT", elementwise::element_name(p.dtype)}, {"COLS", std::to_string(p.dims.at("cols"))}};
+    return elementwise::row_placeholders(p);
   }
   Cost cost(const Problem& p) const override {
     // max, subtract, exp, sum, scale: about 5 operations an element.
