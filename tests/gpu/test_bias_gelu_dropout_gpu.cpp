@@ -15,7 +15,6 @@
 #include <random>
 #include <vector>
 
-#include "compile/compile_all.hpp"
 #include "compile/embedded.hpp"
 #include "compile/kernel_source.hpp"
 #include "compile/nvrtc_compiler.hpp"
@@ -43,80 +42,6 @@ SweepConfig bgd_config() {
   return parse_sweep_config(*find_embedded(path), path, family.context_names(), family.placeholder_names());
 }
 
-// Runs the spread picks of the sweep on each problem in the worker, verify-only, as
-// test_memory_bound_gpu.cpp's check_default_sweeps does for the other memory-bound families (kept
-// here rather than shared so this family's branch leaves that file alone); returns how many ran.
-int check_sweep(const std::vector<Problem>& problems) {
-  auto dir = test::scratch_dir(kFamily);
-  const KernelFamily& family = find_family(kFamily);
-  Session session(session_options(dir));
-  const DeviceInfo& device = session.device();
-  NvrtcCompiler compiler(dir);
-  const SweepConfig config = bgd_config();
-  const KernelSource source = resolve_kernel_source(config);
-  int runs = 0;
-  for (size_t pi = 0; pi < problems.size(); ++pi) {
-    const Problem& p = problems[pi];
-    std::vector<Candidate> valid;
-    for (Candidate& c : enumerate(config, family.context(p, arch_facts(device)), family.placeholders(p)))
-      if (c.valid) valid.push_back(std::move(c));
-    EXPECT_FALSE(valid.empty()) << "no valid candidate for " << describe(p);
-    if (valid.empty()) continue;
-    std::vector<CandidateRecord> recs;
-    std::vector<CompileRequest> requests;
-    for (size_t idx : spread_picks(valid)) {
-      CandidateRecord rec;
-      rec.config_name = config.name;
-      rec.params = valid[idx].params;
-      rec.kernel_name = valid[idx].kernel_name;
-      rec.launch = valid[idx].launch;
-      recs.push_back(rec);
-      requests.push_back({source.name, source.text, source.headers, rec.kernel_name, device.arch(), {}});
-    }
-    std::vector<CompileInfo> infos = compile_all(compiler, requests, 0);
-    session.set_problem(p, family.default_tolerance(p.dtype), 500 + pi);
-    for (size_t i = 0; i < recs.size(); ++i) {
-      EXPECT_TRUE(infos[i].ok) << recs[i].kernel_name << "\n" << infos[i].log;
-      if (!infos[i].ok) continue;
-      recs[i].compile = infos[i];
-      session.run_candidate(recs[i], StoppingRule{}, 0, 0, /*verify_only=*/true);
-      EXPECT_EQ(recs[i].disposition, Disposition::passed)
-          << describe(p) << " " << recs[i].kernel_name << ": " << recs[i].reason;
-      ++runs;
-    }
-    // The copy roof runs.
-    StoppingRule rule;
-    rule.min_samples = 3;
-    rule.min_time_ms = 1;
-    rule.max_time_ms = 50;
-    for (const CandidateRecord& b : session.time_baselines(rule, 1)) {
-      EXPECT_EQ(b.disposition, Disposition::passed) << describe(p) << " " << b.kernel_name << ": " << b.reason;
-      EXPECT_TRUE(b.time && b.time->median > 0) << b.kernel_name;
-    }
-  }
-  EXPECT_EQ(session.worker_restarts(), 0);
-  return runs;
-}
-
-// A kernel compiled from `source` and run as a candidate on `p` in the worker: its disposition
-// and reason.
-std::pair<Disposition, std::string> run_planted(const Problem& p, const std::string& source, const std::string& name,
-                                                const Launch& launch) {
-  auto dir = test::scratch_dir("planted-" + p.family);
-  Session session(session_options(dir));
-  NvrtcCompiler compiler(dir);
-  CandidateRecord rec;
-  rec.config_name = "planted";
-  rec.kernel_name = name;
-  rec.launch = launch;
-  rec.compile = compiler.compile({"planted.cu", source, {}, name, session.device().arch(), {}});
-  EXPECT_TRUE(rec.compile.ok) << rec.compile.log;
-  if (!rec.compile.ok) return {Disposition::compile_failed, rec.compile.log};
-  session.set_problem(p, find_family(p.family).default_tolerance(p.dtype), 7);
-  session.run_candidate(rec, StoppingRule{}, 0, 0, /*verify_only=*/true);
-  return {rec.disposition, rec.reason};
-}
-
 TEST(BiasGeluDropoutGpu, MatchesItsReferenceOnRaggedShapesEveryDtypeEveryP) {
   KTUNE_REQUIRE_GPU();
   // Row lengths of every alignment: odd (scalar loads, chunks that span rows, a tail), 2 mod 4,
@@ -128,7 +53,7 @@ TEST(BiasGeluDropoutGpu, MatchesItsReferenceOnRaggedShapesEveryDtypeEveryP) {
   for (size_t s = 0; s < shapes.size(); ++s)
     for (std::string dtype : {"fp16", "bf16", "fp32"})
       problems.push_back(bgd(shapes[s].first, shapes[s].second, dtype, ps[s % ps.size()]));
-  EXPECT_GE(check_sweep(problems), static_cast<int>(problems.size()) * 3);
+  EXPECT_GE(check_default_sweeps(kFamily, problems).runs, static_cast<int>(problems.size()) * 3);
 }
 
 // ---- planted wrong kernels ----------------------------------------------------------------------
@@ -171,40 +96,38 @@ Launch planted_launch(const Problem& p) {
 }
 
 // Rejected as incorrect (or as having written where it must not), never passed.
-void expect_planted_rejected(const std::string& why, const std::string& source, const Problem& p) {
+void expect_rejected(const std::string& why, const std::string& source, const Problem& p) {
   SCOPED_TRACE(why);
-  const auto [disposition, reason] = run_planted(p, source, "planted", planted_launch(p));
-  EXPECT_NE(disposition, Disposition::passed) << describe(p);
-  EXPECT_FALSE(reason.empty());
+  expect_planted_rejected(p, source, "planted", planted_launch(p));
 }
 
 TEST(BiasGeluDropoutGpu, PlantedWrongKernelsAreRejected) {
   KTUNE_REQUIRE_GPU();
   const Problem p = bgd(1000, 3001, "fp32", "0.1");
   // The control: the rule written out right passes, so the rejections below are for their bugs.
-  const auto [control, why] = run_planted(p, planted_source("planted", Planted{}), "planted", planted_launch(p));
-  EXPECT_EQ(control, Disposition::passed) << why;
+  const PlantedRun control = run_planted(p, planted_source("planted", Planted{}), "planted", planted_launch(p));
+  EXPECT_EQ(control.disposition, Disposition::passed) << control.reason;
   Planted k;
   k.half = "(unsigned)((i + 1) % 8)";
-  expect_planted_rejected("the next element's Philox half", planted_source("planted", k), p);
+  expect_rejected("the next element's Philox half", planted_source("planted", k), p);
   k = Planted{};
   k.half = "(unsigned)((i % 8) ^ 1)";
-  expect_planted_rejected("a word's halves the other way round", planted_source("planted", k), p);
+  expect_rejected("a word's halves the other way round", planted_source("planted", k), p);
   k = Planted{};
   k.counter = "make_uint4((unsigned)(g >> 32), (unsigned)g, 0u, 0u)";
-  expect_planted_rejected("the group index in the counter's high word", planted_source("planted", k), p);
+  expect_rejected("the group index in the counter's high word", planted_source("planted", k), p);
   k = Planted{};
   k.group = "(unsigned long long)i / 4";
   k.half = "(unsigned)(i % 4) * 2";
   k.keep = "w >= __float2uint_rz(p * 4294967296.0f)";
-  expect_planted_rejected("the earlier rule: a 32-bit word an element, four a call", planted_source("planted", k), p);
+  expect_rejected("the earlier rule: a 32-bit word an element, four a call", planted_source("planted", k), p);
   k = Planted{};
   k.gelu = "0.5f * z * (1.0f + tanhf(0.7978845608f * (z + 0.044715f * z * z * z)))";
-  expect_planted_rejected("tanh-approximate GELU (fp32 resolves the difference, up to ~5e-4)",
+  expect_rejected("tanh-approximate GELU (fp32 resolves the difference, up to ~5e-4)",
                           planted_source("planted", k), p);
   k = Planted{};
   k.scale = "1.0f";
-  expect_planted_rejected("kept elements not scaled by 1/(1-p)", planted_source("planted", k), p);
+  expect_rejected("kept elements not scaled by 1/(1-p)", planted_source("planted", k), p);
 }
 
 // ---- in this process: masks read back ------------------------------------------------------------
@@ -223,9 +146,7 @@ std::vector<Loaded> load_spread(GpuContext& gpu, NvrtcCompiler& compiler, const 
   const KernelFamily& family = find_family(kFamily);
   const SweepConfig config = bgd_config();
   KernelSource source = resolve_kernel_source(config);
-  std::vector<Candidate> valid;
-  for (Candidate& c : enumerate(config, family.context(p, arch_facts(gpu.device())), family.placeholders(p)))
-    if (c.valid) valid.push_back(std::move(c));
+  const std::vector<Candidate> valid = valid_candidates(config, family, p, arch_facts(gpu.device()));
   std::vector<Loaded> out;
   if (valid.empty()) {
     ADD_FAILURE() << "no valid candidate for " << describe(p);
