@@ -25,18 +25,28 @@
 //   block size, vector width, grid or dtype.
 //
 // Work is done in chunks of CHUNK = max(V, 8) = 8 consecutive elements (V = VEC_BYTES / sizeof(T)
-// is at most 8): one Philox call per chunk, none of its bits wasted. A chunk of a narrow vector
-// (V < 8, where the row length rules wider ones out) is 8 / V vectors that may span rows. Within a
+// is at most 8): one Philox call per chunk, none of its bits wasted. A chunk of narrower vectors
+// (V < 8: fp32 at 16 bytes, or a narrow VEC_BYTES) is 8 / V vectors that may span rows. Within a
 // chunk elements go in pairs, the pair that shares a Philox word: for the 2-byte types also one
 // 32-bit word of data, converted to and from fp32 by one paired instruction each way. The last
 // n % CHUNK elements are done one at a time by the first threads of block 0.
+//
+// X and Y are read and written as vectors of the flat tensor: chunk c is elements 8c .. 8c+7, so
+// its vectors are aligned (X and Y start 256-byte aligned) wherever the rows begin. Only the bias
+// looks at rows, by column = flat index % cols, computed once per thread and then advanced with
+// wrap-around. It is fetched either as aligned vectors (GATHER_BIAS 0: a row must be whole
+// vectors, so a vector's bias never crosses a row) or gathered per chunk at any column
+// (GATHER_BIAS 1: so an odd row length keeps 16-byte X and Y vectors; see gather_bias). The bias
+// is only cols elements, read again by every row, so its loads are expected to hit L1 or L2.
 //
 // Launch: BLOCK threads; grid cdiv(cdiv(n, CHUNK), BLOCK * ITEMS) blocks, or with GRID_STRIDE a
 // fixed number of blocks (BLOCKS_PER_SM per SM) that stride over the tensor.
 //
 // Tunables:
-//   VEC_BYTES     bytes per load and store of X and Y (2, 4, 8, 16); (cols * sizeof(T)) % VEC_BYTES
-//                 must be 0 so that a vector never crosses a row and bias loads stay aligned.
+//   VEC_BYTES     bytes per load and store of X and Y (2, 4, 8, 16), at least sizeof(T).
+//   GATHER_BIAS   0: bias loaded as aligned vectors of VEC_BYTES, which needs (cols * sizeof(T)) %
+//                 VEC_BYTES == 0; 1: bias gathered per chunk by column, any cols, a few more
+//                 instructions a chunk (for the rows aligned loads cannot serve).
 //   ITEMS         chunks per thread per step, all loaded before any is computed: bytes in flight.
 //   BLOCK         threads per block.
 //   GRID_STRIDE   0: one step per block, as many blocks as steps; 1: a persistent grid.
@@ -106,9 +116,47 @@ __device__ __forceinline__ unsigned advance_column(unsigned col, unsigned by, un
   return col >= cols ? col - cols : col;
 }
 
+// The bias of the chunk that starts at column col (elements col, col + 1, ... of bias, wrapping to
+// column 0 where the row ends first), as raw bits in chunk order, for GATHER_BIAS: the chunk's
+// columns need not be aligned to anything. A chunk well inside its row (all but about 10 / cols
+// of them) reads its bias at constant offsets from one address: for the 2-byte types five aligned
+// 32-bit words, shifted by half a word where col is odd (one funnel shift a pair), for fp32
+// eight words: with the test that picks this path, about 14 PTX instructions a chunk more than
+// one aligned 16-byte load, under 2 an element. A chunk near the row's end takes its elements one
+// at a time, advancing the column with wrap-around (about 57 instructions a chunk, but rare).
+template <typename T, int CHUNK, typename P>
+__device__ __forceinline__ void gather_bias(const T* bias, unsigned col, unsigned cols, P* out) {
+  using E = typename Raw<sizeof(T)>::type;  // one element's bits
+  const E* b = reinterpret_cast<const E*>(bias);
+  E* e = reinterpret_cast<E*>(out);
+  if constexpr (sizeof(T) == 2) {
+    static_assert(sizeof(P) == 4, "a pair of 2-byte elements is one word");
+    // Words col / 2 .. col / 2 + CHUNK / 2 hold elements up to col + CHUNK + 1.
+    if (col + CHUNK + 2 <= cols) {
+      const unsigned* w = reinterpret_cast<const unsigned*>(bias) + col / 2;
+      unsigned words[CHUNK / 2 + 1];
+#pragma unroll
+      for (int j = 0; j <= CHUNK / 2; ++j) words[j] = w[j];
+      const unsigned shift = 16 * (col & 1);  // an odd column is the high half of its word
+#pragma unroll
+      for (int q = 0; q < CHUNK / 2; ++q) out[q] = __funnelshift_r(words[q], words[q + 1], shift);
+      return;
+    }
+  } else if (col + CHUNK <= cols) {
+#pragma unroll
+    for (int j = 0; j < CHUNK; ++j) e[j] = b[col + j];
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < CHUNK; ++j) {
+    e[j] = b[col];
+    col = advance_column(col, 1, cols);
+  }
+}
+
 }  // namespace bgd_detail
 
-template <typename T, int VEC_BYTES, int ITEMS, int BLOCK, int GRID_STRIDE, int STREAMING>
+template <typename T, int VEC_BYTES, int GATHER_BIAS, int ITEMS, int BLOCK, int GRID_STRIDE, int STREAMING>
 __global__ void __launch_bounds__(BLOCK)
     ktune_bias_gelu_dropout(const T* __restrict__ x, const T* __restrict__ bias, T* __restrict__ y, long long rows,
                             int cols, float p, unsigned long long seed) {
@@ -147,14 +195,20 @@ __global__ void __launch_bounds__(BLOCK)
     for (int i = 0; i < ITEMS; ++i) {
       const long long c = base + (long long)i * BLOCK + threadIdx.x;
       if (c < chunks) {
-        // The column of the chunk's vector k: a narrow chunk may wrap into the next row (or, for
-        // cols < 8, rows), but never by more than one row a vector, since V divides cols.
-        unsigned vc = item_col;
 #pragma unroll
-        for (int k = 0; k < VECS; ++k) {
-          reinterpret_cast<R*>(rx[i])[k] = load<STREAMING>(xv + c * VECS + k);
-          reinterpret_cast<R*>(rb[i])[k] = bv[vc / V];
-          if (k + 1 < VECS) vc = advance_column(vc, V, cols);
+        for (int k = 0; k < VECS; ++k) reinterpret_cast<R*>(rx[i])[k] = load<STREAMING>(xv + c * VECS + k);
+        if constexpr (GATHER_BIAS) {
+          gather_bias<T, CHUNK>(bias, item_col, cols, rb[i]);
+        } else {
+          // The column of the chunk's vector k: a chunk of several vectors may wrap into the next
+          // row (or, for cols < 8, rows), but never by more than one row a vector, since V
+          // divides cols.
+          unsigned vc = item_col;
+#pragma unroll
+          for (int k = 0; k < VECS; ++k) {
+            reinterpret_cast<R*>(rb[i])[k] = bv[vc / V];
+            if (k + 1 < VECS) vc = advance_column(vc, V, cols);
+          }
         }
       }
       item_col = advance_column(item_col, item_cols, cols);
@@ -180,8 +234,8 @@ __global__ void __launch_bounds__(BLOCK)
       }
     }
   }
-  // The tail: fewer than CHUNK elements (only V < 8 leaves one: n is a multiple of V), one per
-  // thread of the first block.
+  // The tail: the last n % CHUNK elements (with aligned bias, V < 8 alone leaves any, n being a
+  // multiple of V; with gathered bias any row length may), one per thread of the first block.
   const long long t = chunks * CHUNK + threadIdx.x;
   if (blockIdx.x == 0 && t < n) {
     const bool keep = element_half(philox_group((unsigned long long)t / 8, seed), (int)(t % 8)) >= threshold16;

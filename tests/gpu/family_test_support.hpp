@@ -1,12 +1,16 @@
-// Shared by the GPU tests of kernel families: a session on the ktune under test, and which valid
-// candidates of a sweep to run so that every tunable's every value is exercised.
+// Shared by the GPU tests of kernel families: a session on the ktune under test, which valid
+// candidates of a sweep to run so that every tunable's every value is exercised, the check that
+// runs them against the family's reference, and planted wrong kernels.
 #pragma once
 
-#include <algorithm>
+#include <cstddef>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "core/problem.hpp"
+#include "families/family.hpp"
 #include "space/enumerate.hpp"
 #include "tune/session.hpp"
 
@@ -17,29 +21,47 @@
 namespace ktune {
 
 // A session whose worker is the ktune under test and whose compile cache is the test's own.
-inline SessionOptions session_options(const std::filesystem::path& dir) {
-  SessionOptions so;
-  so.compile_cache_dir = dir;
-  so.worker_executable = KTUNE_BINARY;
-  return so;
-}
+SessionOptions session_options(const std::filesystem::path& dir);
+
+// The valid candidates of `config` for `p` on a device of `arch`, in enumeration order.
+std::vector<Candidate> valid_candidates(const SweepConfig& config, const KernelFamily& family, const Problem& p,
+                                        const ArchFacts& arch);
+
+// The record of candidate `c` of `config`, before it is compiled or run.
+CandidateRecord candidate_record(const SweepConfig& config, const Candidate& c);
 
 // The first, middle and last valid candidates, then for every value a tunable takes among the
 // valid ones (EPILOGUE 0 and 1, CLUSTER_M 1 and 2, ...) the first candidate with that value if no
 // pick has it yet: every code path of a kernel runs on every ragged shape it accepts.
-inline std::vector<size_t> spread_picks(const std::vector<Candidate>& valid) {
-  std::vector<size_t> picks = {0, valid.size() / 2, valid.size() - 1};
-  auto has = [&](const std::string& name, int64_t value) {
-    for (size_t i : picks)
-      if (valid[i].params.at(name) == value) return true;
-    return false;
+std::vector<size_t> spread_picks(const std::vector<Candidate>& valid);
+
+// What check_default_sweeps ran.
+struct SweepCheck {
+  struct Ran {
+    size_t problem;  // index into the problems checked
+    Bindings params;
   };
-  for (size_t c = 0; c < valid.size(); ++c)
-    for (const auto& [name, value] : valid[c].params)
-      if (!has(name, value)) picks.push_back(c);
-  std::sort(picks.begin(), picks.end());
-  picks.erase(std::unique(picks.begin(), picks.end()), picks.end());
-  return picks;
-}
+  int runs = 0;
+  std::set<std::string> configs;  // those with a candidate run
+  int arch = 0;                   // the device's, as configs' min_arch counts it
+  std::vector<Ran> ran;           // every candidate run (each one also checked to pass)
+};
+
+// Runs the spread picks of every default config of the family on each of `problems` in the
+// worker, verify-only, each on fresh random inputs with a poisoned output, expecting every one to
+// pass; and every baseline of each problem, expecting it to run.
+SweepCheck check_default_sweeps(const std::string& family_name, const std::vector<Problem>& problems);
+
+// A kernel compiled from `source` and run as a candidate on `p` in the worker, verify-only.
+struct PlantedRun {
+  Disposition disposition;
+  std::string reason;
+};
+PlantedRun run_planted(const Problem& p, const std::string& source, const std::string& name, const Launch& launch);
+
+// A kernel with a bug planted: rejected as incorrect (or as having written where it must not),
+// never passed.
+void expect_planted_rejected(const Problem& p, const std::string& source, const std::string& name,
+                             const Launch& launch);
 
 }  // namespace ktune

@@ -1,11 +1,12 @@
 // bias_gelu_dropout on the GPU. Through the worker, like the other memory-bound families: the
 // spread picks of the sweep against the fp64 reference on ragged shapes in every dtype and every
 // p, and planted wrong kernels rejected. In this process, where outputs can be read back: the
-// mask of every kind of candidate (each vector width, narrow chunks that wrap rows, grid-stride
-// and not, the tail) equals, bit for bit, the host's rule (families/dropout_rng.hpp) and the
-// reference's; the keep rate over 2^24 elements is 1 - threshold16 / 2^16 (within 2^-16 of 1 - p);
-// cuRAND's Philox gives Random123's known answers on the device too, and normal_cdf.cuh (GELU's
-// Phi) keeps its host-tested accuracy with the device's exp2.
+// mask of every kind of candidate (16-byte vectors with the bias as aligned vectors or gathered
+// over odd rows, each narrower width, chunks that wrap rows, grid-stride and not, the tail)
+// equals, bit for bit, the host's rule (families/dropout_rng.hpp) and the reference's; the keep
+// rate over 2^24 elements is 1 - threshold16 / 2^16 (within 2^-16 of 1 - p); cuRAND's Philox
+// gives Random123's known answers on the device too, and normal_cdf.cuh (GELU's Phi) keeps its
+// host-tested accuracy with the device's exp2.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,9 +14,9 @@
 #include <cstring>
 #include <memory>
 #include <random>
+#include <set>
 #include <vector>
 
-#include "compile/compile_all.hpp"
 #include "compile/embedded.hpp"
 #include "compile/kernel_source.hpp"
 #include "compile/nvrtc_compiler.hpp"
@@ -43,92 +44,44 @@ SweepConfig bgd_config() {
   return parse_sweep_config(*find_embedded(path), path, family.context_names(), family.placeholder_names());
 }
 
-// Runs the spread picks of the sweep on each problem in the worker, verify-only, as
-// test_memory_bound_gpu.cpp's check_default_sweeps does for the other memory-bound families (kept
-// here rather than shared so this family's branch leaves that file alone); returns how many ran.
-int check_sweep(const std::vector<Problem>& problems) {
-  auto dir = test::scratch_dir(kFamily);
-  const KernelFamily& family = find_family(kFamily);
-  Session session(session_options(dir));
-  const DeviceInfo& device = session.device();
-  NvrtcCompiler compiler(dir);
-  const SweepConfig config = bgd_config();
-  const KernelSource source = resolve_kernel_source(config);
-  int runs = 0;
-  for (size_t pi = 0; pi < problems.size(); ++pi) {
-    const Problem& p = problems[pi];
-    std::vector<Candidate> valid;
-    for (Candidate& c : enumerate(config, family.context(p, arch_facts(device)), family.placeholders(p)))
-      if (c.valid) valid.push_back(std::move(c));
-    EXPECT_FALSE(valid.empty()) << "no valid candidate for " << describe(p);
-    if (valid.empty()) continue;
-    std::vector<CandidateRecord> recs;
-    std::vector<CompileRequest> requests;
-    for (size_t idx : spread_picks(valid)) {
-      CandidateRecord rec;
-      rec.config_name = config.name;
-      rec.params = valid[idx].params;
-      rec.kernel_name = valid[idx].kernel_name;
-      rec.launch = valid[idx].launch;
-      recs.push_back(rec);
-      requests.push_back({source.name, source.text, source.headers, rec.kernel_name, device.arch(), {}});
-    }
-    std::vector<CompileInfo> infos = compile_all(compiler, requests, 0);
-    session.set_problem(p, family.default_tolerance(p.dtype), 500 + pi);
-    for (size_t i = 0; i < recs.size(); ++i) {
-      EXPECT_TRUE(infos[i].ok) << recs[i].kernel_name << "\n" << infos[i].log;
-      if (!infos[i].ok) continue;
-      recs[i].compile = infos[i];
-      session.run_candidate(recs[i], StoppingRule{}, 0, 0, /*verify_only=*/true);
-      EXPECT_EQ(recs[i].disposition, Disposition::passed)
-          << describe(p) << " " << recs[i].kernel_name << ": " << recs[i].reason;
-      ++runs;
-    }
-    // The copy roof runs.
-    StoppingRule rule;
-    rule.min_samples = 3;
-    rule.min_time_ms = 1;
-    rule.max_time_ms = 50;
-    for (const CandidateRecord& b : session.time_baselines(rule, 1)) {
-      EXPECT_EQ(b.disposition, Disposition::passed) << describe(p) << " " << b.kernel_name << ": " << b.reason;
-      EXPECT_TRUE(b.time && b.time->median > 0) << b.kernel_name;
-    }
-  }
-  EXPECT_EQ(session.worker_restarts(), 0);
-  return runs;
+// The family's config with the vector widths it leaves out (VEC_BYTES 8, 4 and 2, which the
+// kernel takes with either bias mode): so the masks of those code paths are checked too.
+SweepConfig bgd_config_every_width() {
+  SweepConfig config = bgd_config();
+  for (auto& [name, values] : config.parameters)
+    if (name == "VEC_BYTES") values = {16, 8, 4, 2};
+  return config;
 }
 
-// A kernel compiled from `source` and run as a candidate on `p` in the worker: its disposition
-// and reason.
-std::pair<Disposition, std::string> run_planted(const Problem& p, const std::string& source, const std::string& name,
-                                                const Launch& launch) {
-  auto dir = test::scratch_dir("planted-" + p.family);
-  Session session(session_options(dir));
-  NvrtcCompiler compiler(dir);
-  CandidateRecord rec;
-  rec.config_name = "planted";
-  rec.kernel_name = name;
-  rec.launch = launch;
-  rec.compile = compiler.compile({"planted.cu", source, {}, name, session.device().arch(), {}});
-  EXPECT_TRUE(rec.compile.ok) << rec.compile.log;
-  if (!rec.compile.ok) return {Disposition::compile_failed, rec.compile.log};
-  session.set_problem(p, find_family(p.family).default_tolerance(p.dtype), 7);
-  session.run_candidate(rec, StoppingRule{}, 0, 0, /*verify_only=*/true);
-  return {rec.disposition, rec.reason};
+// Whether a row of `cols` elements of `dtype` is whole 16-byte vectors (else the default config
+// gathers the bias).
+bool rows_of_whole_vectors(int64_t cols, const std::string& dtype) {
+  return cols * (dtype == "fp32" ? 4 : 2) % 16 == 0;
 }
 
 TEST(BiasGeluDropoutGpu, MatchesItsReferenceOnRaggedShapesEveryDtypeEveryP) {
   KTUNE_REQUIRE_GPU();
-  // Row lengths of every alignment: odd (scalar loads, chunks that span rows, a tail), 2 mod 4,
-  // 4 mod 8 and 0 mod 8 elements; fewer columns than a chunk; long rows and many short ones.
-  const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 1},    {3, 7},     {5, 6},      {7, 12},
-                                                           {33, 1000}, {257, 3001}, {2, 100003}, {4097, 3}};
+  // Row lengths of every alignment: odd (16-byte vectors with the bias gathered, chunks that span
+  // rows, a tail), 2 mod 4, 4 mod 8 and 0 mod 8 elements; fewer columns than a chunk; long rows
+  // and many short ones. Rows of 11 put a chunk at every column and most of them near a row's end,
+  // where the gathered bias takes its one-element-at-a-time path.
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 1},      {3, 7},     {5, 6},    {7, 12},  {33, 1000},
+                                                           {257, 3001}, {2, 100003}, {4097, 3}, {129, 11}};
   const std::vector<std::string> ps = {"0.1", "0.5", "0.2"};
   std::vector<Problem> problems;
   for (size_t s = 0; s < shapes.size(); ++s)
     for (std::string dtype : {"fp16", "bf16", "fp32"})
       problems.push_back(bgd(shapes[s].first, shapes[s].second, dtype, ps[s % ps.size()]));
-  EXPECT_GE(check_sweep(problems), static_cast<int>(problems.size()) * 3);
+  const SweepCheck c = check_default_sweeps(kFamily, problems);
+  EXPECT_GE(c.runs, static_cast<int>(problems.size()) * 3);
+  // Odd row lengths took 16-byte vectors with the bias gathered, in every dtype.
+  std::set<std::string> gathered_odd;
+  for (const SweepCheck::Ran& r : c.ran) {
+    const Problem& p = problems[r.problem];
+    if (p.dims.at("cols") % 2 == 1 && r.params.at("VEC_BYTES") == 16 && r.params.at("GATHER_BIAS") == 1)
+      gathered_odd.insert(p.dtype);
+  }
+  EXPECT_EQ(gathered_odd, (std::set<std::string>{"fp16", "bf16", "fp32"}));
 }
 
 // ---- planted wrong kernels ----------------------------------------------------------------------
@@ -171,40 +124,38 @@ Launch planted_launch(const Problem& p) {
 }
 
 // Rejected as incorrect (or as having written where it must not), never passed.
-void expect_planted_rejected(const std::string& why, const std::string& source, const Problem& p) {
+void expect_rejected(const std::string& why, const std::string& source, const Problem& p) {
   SCOPED_TRACE(why);
-  const auto [disposition, reason] = run_planted(p, source, "planted", planted_launch(p));
-  EXPECT_NE(disposition, Disposition::passed) << describe(p);
-  EXPECT_FALSE(reason.empty());
+  expect_planted_rejected(p, source, "planted", planted_launch(p));
 }
 
 TEST(BiasGeluDropoutGpu, PlantedWrongKernelsAreRejected) {
   KTUNE_REQUIRE_GPU();
   const Problem p = bgd(1000, 3001, "fp32", "0.1");
   // The control: the rule written out right passes, so the rejections below are for their bugs.
-  const auto [control, why] = run_planted(p, planted_source("planted", Planted{}), "planted", planted_launch(p));
-  EXPECT_EQ(control, Disposition::passed) << why;
+  const PlantedRun control = run_planted(p, planted_source("planted", Planted{}), "planted", planted_launch(p));
+  EXPECT_EQ(control.disposition, Disposition::passed) << control.reason;
   Planted k;
   k.half = "(unsigned)((i + 1) % 8)";
-  expect_planted_rejected("the next element's Philox half", planted_source("planted", k), p);
+  expect_rejected("the next element's Philox half", planted_source("planted", k), p);
   k = Planted{};
   k.half = "(unsigned)((i % 8) ^ 1)";
-  expect_planted_rejected("a word's halves the other way round", planted_source("planted", k), p);
+  expect_rejected("a word's halves the other way round", planted_source("planted", k), p);
   k = Planted{};
   k.counter = "make_uint4((unsigned)(g >> 32), (unsigned)g, 0u, 0u)";
-  expect_planted_rejected("the group index in the counter's high word", planted_source("planted", k), p);
+  expect_rejected("the group index in the counter's high word", planted_source("planted", k), p);
   k = Planted{};
   k.group = "(unsigned long long)i / 4";
   k.half = "(unsigned)(i % 4) * 2";
   k.keep = "w >= __float2uint_rz(p * 4294967296.0f)";
-  expect_planted_rejected("the earlier rule: a 32-bit word an element, four a call", planted_source("planted", k), p);
+  expect_rejected("the earlier rule: a 32-bit word an element, four a call", planted_source("planted", k), p);
   k = Planted{};
   k.gelu = "0.5f * z * (1.0f + tanhf(0.7978845608f * (z + 0.044715f * z * z * z)))";
-  expect_planted_rejected("tanh-approximate GELU (fp32 resolves the difference, up to ~5e-4)",
+  expect_rejected("tanh-approximate GELU (fp32 resolves the difference, up to ~5e-4)",
                           planted_source("planted", k), p);
   k = Planted{};
   k.scale = "1.0f";
-  expect_planted_rejected("kept elements not scaled by 1/(1-p)", planted_source("planted", k), p);
+  expect_rejected("kept elements not scaled by 1/(1-p)", planted_source("planted", k), p);
 }
 
 // ---- in this process: masks read back ------------------------------------------------------------
@@ -212,20 +163,18 @@ TEST(BiasGeluDropoutGpu, PlantedWrongKernelsAreRejected) {
 // A candidate of the family's sweep, compiled and loaded here.
 struct Loaded {
   std::string kernel_name;
+  Bindings params;
   Launch launch;
   std::unique_ptr<cuda::Module> module;
   CUfunction f = nullptr;
 };
 
-// The spread picks of the default config for `p` (every value of every tunable that is valid for
-// it), compiled for this device.
-std::vector<Loaded> load_spread(GpuContext& gpu, NvrtcCompiler& compiler, const Problem& p) {
-  const KernelFamily& family = find_family(kFamily);
-  const SweepConfig config = bgd_config();
+// The spread picks of `config` for `p` (every value of every tunable that is valid for it),
+// compiled for this device.
+std::vector<Loaded> load_spread(GpuContext& gpu, NvrtcCompiler& compiler, const SweepConfig& config,
+                                const Problem& p) {
   KernelSource source = resolve_kernel_source(config);
-  std::vector<Candidate> valid;
-  for (Candidate& c : enumerate(config, family.context(p, arch_facts(gpu.device())), family.placeholders(p)))
-    if (c.valid) valid.push_back(std::move(c));
+  const std::vector<Candidate> valid = valid_candidates(config, find_family(kFamily), p, arch_facts(gpu.device()));
   std::vector<Loaded> out;
   if (valid.empty()) {
     ADD_FAILURE() << "no valid candidate for " << describe(p);
@@ -238,6 +187,7 @@ std::vector<Loaded> load_spread(GpuContext& gpu, NvrtcCompiler& compiler, const 
     if (!info.ok) continue;
     Loaded l;
     l.kernel_name = valid[idx].kernel_name;
+    l.params = valid[idx].params;
     l.launch = valid[idx].launch;
     l.module = std::make_unique<cuda::Module>(read_file(info.cubin_path));
     l.f = l.module->function(info.lowered_name);
@@ -350,25 +300,29 @@ std::vector<uint8_t> reference_pattern(GpuContext& gpu, const cuda::DeviceBuffer
 }
 
 // The mask depends on (seed, flat index) alone: shapes of the same element count whose row lengths
-// force every vector width (and chunks that wrap rows, cols < 8, grid-stride and not, tails of 7, 6
-// and 4 elements), each with the spread of its candidates, all drop exactly the elements the
-// host's rule drops, as does the reference. A seed with both 32-bit halves non-zero, so the key's
-// high word counts.
+// give every kind of candidate (16-byte vectors with aligned bias and with gathered bias, odd
+// rows among them, and through bgd_config_every_width the narrower widths in both bias modes;
+// chunks that wrap rows, cols < 8, grid-stride and not, tails of 7, 6 and 4 elements), each with
+// the spread of its candidates, all drop exactly the elements the host's rule drops, as does the
+// reference. A seed with both 32-bit halves non-zero, so the key's high word counts.
 TEST(BiasGeluDropoutGpu, MaskIsTheSameForEveryConfigurationShapeAndTheReference) {
   KTUNE_REQUIRE_GPU();
   GpuContext gpu(test::scratch_dir("bgd-mask"));
   NvrtcCompiler compiler(test::scratch_dir("bgd-mask-cubins"));
   const unsigned long long seed = 0x9e3779b97f4a7c15ull;
+  const SweepConfig configs[] = {bgd_config(), bgd_config_every_width()};
   struct Set {
     int64_t n;
     std::vector<int64_t> cols;  // each divides n
   };
   // 2042040 = 8 * 3 * 5 * 7 * 11 * 13 * 17: row lengths odd, 2 mod 4, 4 mod 8, 0 mod 8, and tiny.
-  // 255255 (odd): scalar chunks only, with a tail of n % 8 = 7 elements. 510510 (2 mod 8): a tail
-  // of 6 after 2-element vectors; 1021020 (4 mod 8): a tail of 4 after 4-element vectors.
+  // 255255 (odd): 16-byte vectors over odd rows with a tail of n % 8 = 7 elements (and scalar
+  // chunks); rows of 11 and 10 leave gather_bias's run of ten columns only at the row's start.
+  // 510510 (2 mod 8): a tail of 6 (and 2-element vectors); 1021020 (4 mod 8): a tail of 4 (and
+  // 4-element vectors).
   const std::vector<Set> sets = {{2042040, {3003, 2310, 4420, 8008, 3, 1, 2042040}},
-                                 {255255, {1, 3, 1001, 255255}},
-                                 {510510, {2310, 6}},
+                                 {255255, {1, 3, 11, 1001, 255255}},
+                                 {510510, {2310, 6, 10}},
                                  {1021020, {4420, 12}}};
   for (float drop : {0.1f, 0.5f}) {
     const uint32_t threshold16 = dropout::threshold16(drop);
@@ -380,26 +334,34 @@ TEST(BiasGeluDropoutGpu, MaskIsTheSameForEveryConfigurationShapeAndTheReference)
         std::string first_name;
         cuda::DeviceBuffer x = upload(positive_values(dtype, set.n, 1));
         cuda::DeviceBuffer y(set.n * elem_bytes(dtype));
+        std::set<int64_t> widths;
         for (int64_t cols : set.cols) {
           const Problem p = bgd(set.n / cols, cols, dtype, drop == 0.1f ? "0.1" : "0.5");
           SCOPED_TRACE(describe(p));
           cuda::DeviceBuffer bias = upload(positive_values(dtype, cols, 2));
           EXPECT_EQ(first_difference(reference_pattern(gpu, x, bias, p, drop, seed), want), "") << "reference";
-          std::vector<Loaded> loaded = load_spread(gpu, compiler, p);
-          EXPECT_GE(loaded.size(), 3u);
-          for (const Loaded& k : loaded) {
-            int not_finite = 0;
-            std::vector<uint8_t> got = run_candidate_here(gpu, k, x, bias, y, p, drop, seed, &not_finite);
-            EXPECT_EQ(not_finite, 0) << k.kernel_name << ": outputs left unwritten or not finite";
-            EXPECT_EQ(first_difference(got, want), "") << k.kernel_name << " against the host's rule";
-            if (first.empty()) {
-              first = got;
-              first_name = k.kernel_name;
-            } else {
-              EXPECT_TRUE(got == first) << k.kernel_name << " against " << first_name;
+          bool gathered_16 = false;
+          for (const SweepConfig& config : configs) {
+            std::vector<Loaded> loaded = load_spread(gpu, compiler, config, p);
+            EXPECT_GE(loaded.size(), 3u);
+            for (const Loaded& k : loaded) {
+              widths.insert(k.params.at("VEC_BYTES"));
+              gathered_16 |= k.params.at("VEC_BYTES") == 16 && k.params.at("GATHER_BIAS") == 1;
+              int not_finite = 0;
+              std::vector<uint8_t> got = run_candidate_here(gpu, k, x, bias, y, p, drop, seed, &not_finite);
+              EXPECT_EQ(not_finite, 0) << k.kernel_name << ": outputs left unwritten or not finite";
+              EXPECT_EQ(first_difference(got, want), "") << k.kernel_name << " against the host's rule";
+              if (first.empty()) {
+                first = got;
+                first_name = k.kernel_name;
+              } else {
+                EXPECT_TRUE(got == first) << k.kernel_name << " against " << first_name;
+              }
             }
           }
+          EXPECT_EQ(gathered_16, !rows_of_whole_vectors(cols, dtype)) << "16-byte vectors with the bias gathered";
         }
+        EXPECT_EQ(widths, (dtype == "fp32" ? std::set<int64_t>{4, 8, 16} : std::set<int64_t>{2, 4, 8, 16}));
       }
     }
   }
@@ -421,7 +383,7 @@ TEST(BiasGeluDropoutGpu, KeepRateIsOneMinusPAndTheSeedMatters) {
     const Problem p = bgd(rows, cols, "fp16", p_text);
     const float drop = dropout::parse_p(p_text);
     const double q = dropout::drop_probability(drop);
-    std::vector<Loaded> loaded = load_spread(gpu, compiler, p);
+    std::vector<Loaded> loaded = load_spread(gpu, compiler, bgd_config(), p);
     ASSERT_FALSE(loaded.empty());
     const Loaded& k = loaded.back();
     const double sigma = std::sqrt(q * (1.0 - q) / n);

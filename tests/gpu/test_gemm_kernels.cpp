@@ -74,19 +74,12 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
     Problem p{"gemm", {{"M", all[c].m}, {"N", all[c].n}, {"K", all[c].k}}, all[c].dtype, {{"layout", all[c].layout}}};
     size_t covered = 0;
     for (const auto& [config, source] : sweeps) {
-      std::vector<Candidate> valid;
-      for (Candidate& cand : enumerate(config, family.context(p, arch_facts(device)), family.placeholders(p)))
-        if (cand.valid) valid.push_back(std::move(cand));
+      const std::vector<Candidate> valid = valid_candidates(config, family, p, arch_facts(device));
       covered += valid.size();
       if (valid.empty()) continue;
       for (size_t idx : spread_picks(valid)) {
-        CandidateRecord rec;
-        rec.config_name = config.name;
-        rec.params = valid[idx].params;
-        rec.kernel_name = valid[idx].kernel_name;
-        rec.launch = valid[idx].launch;
-        picks.push_back({c, rec});
-        requests.push_back({source.name, source.text, source.headers, rec.kernel_name, device.arch(), {}});
+        picks.push_back({c, candidate_record(config, valid[idx])});
+        requests.push_back({source.name, source.text, source.headers, valid[idx].kernel_name, device.arch(), {}});
       }
     }
     ASSERT_GT(covered, 0u) << "no valid candidate in any family for " << describe(p);

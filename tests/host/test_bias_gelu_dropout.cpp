@@ -132,32 +132,36 @@ TEST(BiasGeluDropout, CostCountsXYAndOneReadOfBias) {
   EXPECT_EQ(rate_unit(Problem{"bias_gelu_dropout", {{"rows", 1}, {"cols", 1}}, "fp16", {{"p", "0.1"}}}), "GB/s");
 }
 
-// Every problem of the config (and ragged ones) has candidates, all of one vector width, the
-// widest the row length allows, and not too many for CI's offline compile.
-TEST(BiasGeluDropout, ConfigPicksTheWidestAlignedVectorAndStaysModest) {
+// Every problem of the config (and ragged ones) has candidates, all with 16-byte vectors of X and
+// Y, the bias gathered exactly where a row's bytes are not a multiple of 16 (aligned bias vectors
+// otherwise), and not too many for CI's offline compile.
+TEST(BiasGeluDropout, ConfigTakesSixteenByteVectorsAndGathersTheBiasOnlyForRowsOfPartVectors) {
   const KernelFamily& f = find_family("bias_gelu_dropout");
   const std::string path = "configs/bias_gelu_dropout.json";
   SweepConfig config = parse_sweep_config(*find_embedded(path), path, f.context_names(), f.placeholder_names());
   struct Case {
     int64_t rows, cols;
     std::string dtype;
-    int64_t vec_bytes;
+    int64_t gather_bias;
   };
-  const std::vector<Case> cases = {{16384, 8192, "fp16", 16}, {16384, 8192, "fp32", 16}, {1000, 3001, "fp16", 2},
-                                   {1000, 3001, "bf16", 2},    {1000, 3001, "fp32", 4},   {3, 6, "fp16", 4},
-                                   {5, 12, "fp16", 8},         {7, 2, "fp32", 8},         {1, 1, "bf16", 2}};
+  const std::vector<Case> cases = {{16384, 8192, "fp16", 0}, {16384, 8192, "fp32", 0}, {1000, 3001, "fp16", 1},
+                                   {32768, 3001, "bf16", 1}, {1000, 3001, "fp32", 1},  {3, 6, "fp16", 1},
+                                   {5, 12, "fp16", 1},       {7, 2, "fp32", 1},        {7, 4, "fp32", 0},
+                                   {1, 1, "bf16", 1},        {9, 8, "bf16", 0}};
   for (const ArchFacts& arch : {arch_facts_offline("sm_80"), arch_facts_offline("sm_90a")})
     for (const Case& k : cases) {
       const Problem p{"bias_gelu_dropout", {{"rows", k.rows}, {"cols", k.cols}}, k.dtype, {{"p", "0.1"}}};
-      std::set<int64_t> widths;
+      std::set<int64_t> widths, gathers;
       int valid = 0;
       for (const Candidate& c : enumerate(config, f.context(p, arch), f.placeholders(p)))
         if (c.valid) {
           ++valid;
           widths.insert(c.params.at("VEC_BYTES"));
+          gathers.insert(c.params.at("GATHER_BIAS"));
           EXPECT_GE(c.launch.grid[0], 1);
         }
-      EXPECT_EQ(widths, std::set<int64_t>{k.vec_bytes}) << describe(p);
+      EXPECT_EQ(widths, std::set<int64_t>{16}) << describe(p);
+      EXPECT_EQ(gathers, std::set<int64_t>{k.gather_bias}) << describe(p);
       EXPECT_GE(valid, 20) << describe(p);
       EXPECT_LE(valid, 150) << describe(p);
     }
