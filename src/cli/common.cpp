@@ -27,6 +27,22 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
+// A dimension: a whole number of at least 1, said plainly (CLI::PositiveNumber's message spells
+// out the largest double).
+const CLI::Validator kAtLeastOne(
+    [](std::string& text) -> std::string {
+      std::size_t end = 0;
+      long long v = 0;
+      try {
+        v = std::stoll(text, &end);
+      } catch (const std::exception&) {
+        return "must be a whole number >= 1 (got " + text + ")";
+      }
+      if (end != text.size() || v < 1) return "must be a whole number >= 1 (got " + text + ")";
+      return "";
+    },
+    "POSITIVE");
+
 }  // namespace
 
 void set_argv(int argc, char** argv) { g_argv.assign(argv, argv + argc); }
@@ -42,7 +58,7 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, const KernelFamily& famil
     std::string flag = "--" + d.name;
     std::transform(flag.begin(), flag.end(), flag.begin(), [](unsigned char c) { return std::tolower(c); });
     const std::string help = d.defaults_to.empty() ? d.help : fmt::format("{} (default: {})", d.help, d.defaults_to);
-    auto* option = app.add_option(flag, f.dims[d.name], help)->check(CLI::PositiveNumber);
+    auto* option = app.add_option(flag, f.dims[d.name], help)->check(kAtLeastOne);
     if (required && d.defaults_to.empty()) option->required();
   }
   std::string dtypes;

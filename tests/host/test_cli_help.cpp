@@ -83,5 +83,12 @@ TEST_F(CliHelp, CompileFlagsReachTheFamilyBeforeOrAfterItsName) {
   }
 }
 
+TEST_F(CliHelp, ADimensionBelowOneIsRefusedPlainly) {
+  const Ran r = run_ktune("softmax --rows 0 --cols 5");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("--rows: must be a whole number >= 1 (got 0)"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("179769"), std::string::npos) << "the message spells out the largest double: " << r.output;
+}
+
 }  // namespace
 }  // namespace ktune
