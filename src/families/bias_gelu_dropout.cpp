@@ -96,25 +96,13 @@ class BiasGeluDropoutFamily : public KernelFamily {
   }
   Bound bound() const override { return Bound::memory; }
   std::vector<std::string_view> default_configs() const override { return {"configs/bias_gelu_dropout.json"}; }
-  std::vector<std::string> context_names() const override {
-    std::vector<std::string> names = {"rows", "cols"};
-    for (std::string& n : elementwise::device_context_names()) names.push_back(std::move(n));
-    return names;
-  }
+  std::vector<std::string> context_names() const override { return elementwise::row_context_names(); }
   std::vector<std::string> placeholder_names() const override { return {"ELEMENT"}; }
   void validate(const Problem& p) const override {
-    for (const char* d : {"rows", "cols"})
-      if (p.dims.at(d) <= 0) throw ConfigError(fmt::format("{} must be >= 1 (got {})", d, p.dims.at(d)));
-    if (p.dims.at("cols") > INT32_MAX)
-      throw ConfigError(fmt::format("cols = {} is larger than 2^31-1", p.dims.at("cols")));
+    elementwise::validate_rows(p, INT64_MAX, INT32_MAX);
     dropout::parse_p(p.option("p"));
   }
-  Bindings context(const Problem& p, const ArchFacts& arch) const override {
-    Bindings b = elementwise::device_context(p.dtype, arch);
-    b["rows"] = p.dims.at("rows");
-    b["cols"] = p.dims.at("cols");
-    return b;
-  }
+  Bindings context(const Problem& p, const ArchFacts& arch) const override { return elementwise::row_context(p, arch); }
   std::map<std::string, std::string> placeholders(const Problem& p) const override {
     return {{"ELEMENT", elementwise::element_name(p.dtype)}};
   }
