@@ -19,17 +19,6 @@ namespace add_detail {
 
 using namespace elementwise;
 
-template <int STREAMING, typename R>
-__device__ __forceinline__ R load(const R* p) {
-  if constexpr (STREAMING) return __ldcs(p);
-  else return *p;
-}
-template <int STREAMING, typename R>
-__device__ __forceinline__ void store(R* p, R v) {
-  if constexpr (STREAMING) __stcs(p, v);
-  else *p = v;
-}
-
 // The elementwise sum of two vectors of V elements held as raw bits.
 template <typename T, typename R>
 __device__ __forceinline__ R add(R a, R b) {
@@ -64,14 +53,14 @@ __global__ void __launch_bounds__(BLOCK) ktune_add(const T* __restrict__ a, cons
     for (int i = 0; i < ITEMS; ++i) {
       const long long v = base + (long long)i * BLOCK + threadIdx.x;
       if (v < vectors) {
-        ra[i] = load<STREAMING>(av + v);
-        rb[i] = load<STREAMING>(bv + v);
+        ra[i] = load_vec<STREAMING>(av + v);
+        rb[i] = load_vec<STREAMING>(bv + v);
       }
     }
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       const long long v = base + (long long)i * BLOCK + threadIdx.x;
-      if (v < vectors) store<STREAMING>(cv + v, add<T>(ra[i], rb[i]));
+      if (v < vectors) store_vec<STREAMING>(cv + v, add<T>(ra[i], rb[i]));
     }
   }
   // The tail: fewer than V elements, one per thread of the first block.

@@ -64,17 +64,6 @@ namespace bgd_detail {
 
 using namespace elementwise;
 
-template <int STREAMING, typename R>
-__device__ __forceinline__ R load(const R* p) {
-  if constexpr (STREAMING) return __ldcs(p);
-  else return *p;
-}
-template <int STREAMING, typename R>
-__device__ __forceinline__ void store(R* p, R v) {
-  if constexpr (STREAMING) __stcs(p, v);
-  else *p = v;
-}
-
 // The eight 16-bit halves of Philox group g (flat elements 8g .. 8g+7), as four words.
 __device__ __forceinline__ uint4 philox_group(unsigned long long g, unsigned long long seed) {
   return curand_Philox4x32_10(make_uint4((unsigned)g, (unsigned)(g >> 32), 0u, 0u),
@@ -196,7 +185,7 @@ __global__ void __launch_bounds__(BLOCK)
       const long long c = base + (long long)i * BLOCK + threadIdx.x;
       if (c < chunks) {
 #pragma unroll
-        for (int k = 0; k < VECS; ++k) reinterpret_cast<R*>(rx[i])[k] = load<STREAMING>(xv + c * VECS + k);
+        for (int k = 0; k < VECS; ++k) reinterpret_cast<R*>(rx[i])[k] = load_vec<STREAMING>(xv + c * VECS + k);
         if constexpr (GATHER_BIAS) {
           gather_bias<T, CHUNK>(bias, item_col, cols, rb[i]);
         } else {
@@ -230,7 +219,7 @@ __global__ void __launch_bounds__(BLOCK)
           ry[q] = pack_pair<T>(make_float2(keep.lo ? lo : 0.0f, keep.hi ? hi : 0.0f));
         }
 #pragma unroll
-        for (int k = 0; k < VECS; ++k) store<STREAMING>(yv + c * VECS + k, reinterpret_cast<const R*>(ry)[k]);
+        for (int k = 0; k < VECS; ++k) store_vec<STREAMING>(yv + c * VECS + k, reinterpret_cast<const R*>(ry)[k]);
       }
     }
   }

@@ -1,5 +1,6 @@
 // What the memory-bound kernels share: raw vector types by byte width (loads and stores move bits;
-// the elements are unpacked in registers) and conversions between the stored type and fp32.
+// the elements are unpacked in registers), hinted vector loads and stores, and conversions between
+// the stored type and fp32.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -12,6 +13,19 @@ template <> struct Raw<2> { using type = unsigned short; };
 template <> struct Raw<4> { using type = unsigned; };
 template <> struct Raw<8> { using type = uint2; };
 template <> struct Raw<16> { using type = uint4; };
+
+// A vector load or store, with the evict-first hint (ld.global.cs / st.global.cs) when STREAMING:
+// for data read or written once, which should not push what is read again out of the caches.
+template <int STREAMING, typename R>
+__device__ __forceinline__ R load_vec(const R* p) {
+  if constexpr (STREAMING) return __ldcs(p);
+  else return *p;
+}
+template <int STREAMING, typename R>
+__device__ __forceinline__ void store_vec(R* p, R v) {
+  if constexpr (STREAMING) __stcs(p, v);
+  else *p = v;
+}
 
 __device__ __forceinline__ float to_float(float x) { return x; }
 __device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
