@@ -1,6 +1,5 @@
 #include "cuda/cudnn.hpp"
 
-#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,9 +9,10 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <map>
-#include <mutex>
 #include <utility>
 #include <vector>
+
+#include "util/optional_library.hpp"
 
 namespace ktune::cuda {
 
@@ -106,28 +106,16 @@ std::string not_available(const std::string& reason) { return "cuDNN is not avai
 Loaded load(const std::string& library) {
   Loaded l;
   l.api.library = library;
-  // RTLD_LOCAL: cuDNN's symbols stay out of the global namespace. Never dlclose'd: the handle is
-  // cached for the process, and cuDNN loads (and keeps) its sub-libraries behind it.
-  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    const char* err = dlerror();
-    bool overridden = std::getenv("KTUNE_CUDNN_LIBRARY") != nullptr;
-    l.error = not_available(fmt::format(
-        "{} ({})", err ? err : library,
-        overridden ? "set by KTUNE_CUDNN_LIBRARY"
-                   : "install cuDNN 9 (Debian: libcudnn9-cuda-13) or point KTUNE_CUDNN_LIBRARY at libcudnn.so.9"));
-    return l;
-  }
-  auto required = [&](const char* name, auto& fn) {
-    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(handle, name));
-    if (!fn && l.error.empty()) l.error = not_available(fmt::format("{} has no {} (not cuDNN 9?)", library, name));
-  };
-#define KTUNE_CUDNN_RESOLVE(fn) required(#fn, l.api.fn);
+  OptionalLibrary lib("cuDNN", library, "KTUNE_CUDNN_LIBRARY",
+                      "install cuDNN 9 (Debian: libcudnn9-cuda-13) or point KTUNE_CUDNN_LIBRARY at libcudnn.so.9");
+#define KTUNE_CUDNN_RESOLVE(fn) lib.require(#fn, l.api.fn, "not cuDNN 9?");
   KTUNE_CUDNN_FUNCTIONS(KTUNE_CUDNN_RESOLVE)
 #undef KTUNE_CUDNN_RESOLVE
-  l.api.cudnnGetLastErrorString =
-      reinterpret_cast<decltype(&::cudnnGetLastErrorString)>(dlsym(handle, "cudnnGetLastErrorString"));
-  if (!l.error.empty()) return l;
+  l.api.cudnnGetLastErrorString = lib.optional<decltype(&::cudnnGetLastErrorString)>("cudnnGetLastErrorString");
+  if (!lib.usable()) {
+    l.error = lib.error();
+    return l;
+  }
 
   // The attribute and enum values ktune passes are cuDNN 9's (the headers it was built with).
   l.api.version = l.api.cudnnGetVersion();
@@ -160,17 +148,7 @@ Loaded load(const std::string& library) {
   return l;
 }
 
-// One load per library name, for the life of the process. Keyed by name rather than loaded once
-// so that a test can point KTUNE_CUDNN_LIBRARY somewhere else and see that library's answer.
-const Loaded& loaded() {
-  static std::mutex mutex;
-  static std::map<std::string, std::unique_ptr<Loaded>> by_name;
-  std::string name = cudnn_library_name();
-  std::lock_guard lock(mutex);
-  auto& slot = by_name[name];
-  if (!slot) slot = std::make_unique<Loaded>(load(name));
-  return *slot;
-}
+const Loaded& loaded() { return load_once_per_name<Loaded>(cudnn_library_name(), load); }
 
 const CudnnApi& api_or_throw() {
   const Loaded& l = loaded();

@@ -1,18 +1,14 @@
 #include "cuda/nvml.hpp"
 
-#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <cstdlib>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "util/error.hpp"
+#include "util/optional_library.hpp"
 
 namespace ktune::cuda {
 
@@ -55,24 +51,9 @@ std::string not_available(const std::string& reason) { return "NVML is not avail
 Loaded load(const std::string& library) {
   Loaded l;
   l.api.library = library;
-  // RTLD_LOCAL: NVML's symbols stay out of the global namespace. Never dlclose'd: the handle is
-  // cached for the process, and driver libraries are not written to be unloaded.
-  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    const char* err = dlerror();
-    bool overridden = std::getenv("KTUNE_NVML_LIBRARY") != nullptr;
-    l.error = not_available(fmt::format(
-        "{} ({})", err ? err : library,
-        overridden ? "set by KTUNE_NVML_LIBRARY"
-                   : "it comes with the NVIDIA driver: is the driver installed?"));
-    return l;
-  }
-  auto sym = [&](const char* name) { return dlsym(handle, name); };
-  auto required = [&](const char* name, auto& fn) {
-    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(sym(name));
-    if (!fn && l.error.empty())
-      l.error = not_available(fmt::format("{} has no {} (driver too old?)", library, name));
-  };
+  OptionalLibrary lib("NVML", library, "KTUNE_NVML_LIBRARY",
+                      "it comes with the NVIDIA driver: is the driver installed?");
+  auto required = [&](const char* name, auto& fn) { lib.require(name, fn, "driver too old?"); };
   required("nvmlInit_v2", l.api.init);
   required("nvmlShutdown", l.api.shutdown);
   required("nvmlErrorString", l.api.error_string);
@@ -83,27 +64,17 @@ Loaded load(const std::string& library) {
   required("nvmlDeviceGetEnforcedPowerLimit", l.api.enforced_power_limit);
   // The versioned temperature query is the one NVML keeps (the plain one is deprecated in 13.0,
   // removed in 14.0); the clocks-event query was renamed from "ThrottleReasons" in 12.2.
-  l.api.temperature_v = reinterpret_cast<nv::GetTemperatureVFn>(sym("nvmlDeviceGetTemperatureV"));
-  l.api.temperature = reinterpret_cast<nv::GetTemperatureFn>(sym("nvmlDeviceGetTemperature"));
-  l.api.clocks_event_reasons =
-      reinterpret_cast<nv::GetClocksEventReasonsFn>(sym("nvmlDeviceGetCurrentClocksEventReasons"));
+  l.api.temperature_v = lib.optional<nv::GetTemperatureVFn>("nvmlDeviceGetTemperatureV");
+  l.api.temperature = lib.optional<nv::GetTemperatureFn>("nvmlDeviceGetTemperature");
+  l.api.clocks_event_reasons = lib.optional<nv::GetClocksEventReasonsFn>("nvmlDeviceGetCurrentClocksEventReasons");
   if (!l.api.clocks_event_reasons)
-    l.api.clocks_event_reasons = reinterpret_cast<nv::GetClocksEventReasonsFn>(
-        sym("nvmlDeviceGetCurrentClocksThrottleReasons"));
+    l.api.clocks_event_reasons =
+        lib.optional<nv::GetClocksEventReasonsFn>("nvmlDeviceGetCurrentClocksThrottleReasons");
+  l.error = lib.error();
   return l;
 }
 
-// One load per library name, for the life of the process. Keyed by name rather than loaded once
-// so that a test can point KTUNE_NVML_LIBRARY somewhere else and see that library's answer.
-const Loaded& loaded() {
-  static std::mutex mutex;
-  static std::map<std::string, std::unique_ptr<Loaded>> by_name;
-  std::string name = nvml_library_name();
-  std::lock_guard lock(mutex);
-  auto& slot = by_name[name];
-  if (!slot) slot = std::make_unique<Loaded>(load(name));
-  return *slot;
-}
+const Loaded& loaded() { return load_once_per_name<Loaded>(nvml_library_name(), load); }
 
 // Loads and initializes NVML, or throws ktune::Error saying why not. The caller owes a shutdown.
 const NvmlApi& init() {
