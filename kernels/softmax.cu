@@ -35,6 +35,10 @@ __device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); 
 // exp(x - m) as exp2((x - m) * log2 e): one MUFU.EX2 per element.
 __device__ __forceinline__ float exp_minus(float x, float m) { return exp2f((x - m) * kLog2e); }
 
+// m, or 0 where m is -inf (nothing but -inf seen): a maximum safe to subtract, since
+// -inf - -inf would be NaN.
+__device__ __forceinline__ float finite_or_zero(float m) { return m == neg_inf() ? 0.0f : m; }
+
 // A slice of a row in registers (the register kernels' whole row, or a block's part of it).
 
 // This thread's vectors first + threadIdx.x + k * BLOCK (k < PER) of a slice ending at `end`, into
@@ -285,7 +289,9 @@ __device__ __forceinline__ float await_row_scale(const SplitWorkspace& w, long l
     }
   }
   __syncthreads();
-  return exp_minus(m, row_stats.x) * row_stats.y;
+  // A slice masked out whole (m = -inf) took its exponentials, all 0, against finite_or_zero(m):
+  // any finite factor keeps them 0, and exp(0 - row max) could overflow.
+  return m == neg_inf() ? 0.0f : exp_minus(m, row_stats.x) * row_stats.y;
 }
 
 // publish_partial, then await_row_scale. m and s need only be right in thread 0.
@@ -332,7 +338,10 @@ __global__ void __launch_bounds__(BLOCK)
   float v[PER][V];
   float m = load_slice<T, V, PER, BLOCK>(in, first, end, v);
   m = group_reduce<BLOCK, 1>(m, MaxOp{}, scratch);
-  float s = exp_slice<V, PER>(v, m);
+  // A slice masked out whole (all -inf) has no maximum to subtract: its exponentials are taken
+  // against 0 instead (all 0), and its partial (-inf, 0) adds nothing to the row's.
+  const float shift = finite_or_zero(m);
+  float s = exp_slice<V, PER>(v, shift);
   s = group_reduce<BLOCK, 1>(s, SumOp{}, scratch);
 
   const float scale = trade_row_partials<CHUNKS>(work, row, chunk, m, s);
@@ -564,6 +573,7 @@ __device__ __forceinline__ float2 staged_partial(const uint4* slice, Pieces<PIEC
       float vm = v[0];
 #pragma unroll
       for (int j = 1; j < V; ++j) vm = fmaxf(vm, v[j]);
+      if (vm == neg_inf()) continue;  // masked out: adds nothing, and -inf - -inf would be NaN
       const float grown = fmaxf(m, vm);
       s *= exp_minus(m, grown);  // exp(-inf) = 0 while the thread has seen nothing
 #pragma unroll
@@ -572,7 +582,8 @@ __device__ __forceinline__ float2 staged_partial(const uint4* slice, Pieces<PIEC
     }
   }
   const float block_max = group_reduce<BLOCK, 1>(m, MaxOp{}, scratch);
-  return make_float2(block_max, group_reduce<BLOCK, 1>(s * exp_minus(m, block_max), SumOp{}, scratch));
+  s = m == neg_inf() ? 0.0f : s * exp_minus(m, block_max);  // a thread that saw only -inf adds 0
+  return make_float2(block_max, group_reduce<BLOCK, 1>(s, SumOp{}, scratch));
 }
 
 // Rewrites the slice as exp(x - m) * scale, sending each piece to `out` by a bulk copy as soon as
@@ -628,8 +639,9 @@ __global__ void __launch_bounds__(BLOCK)
     start_staged_load<PIECES>(slice, reinterpret_cast<const R*>(x + row * COLS) + first, pieces, loaded);
   __syncthreads();  // the barriers are initialized
   const float2 part = staged_partial<T, BLOCK, PIECES>(slice, pieces, loaded, scratch);
+  const float shift = finite_or_zero(part.x);  // as in ktune_softmax_split
   const float scale = trade_row_partials<CHUNKS>(work, row, chunk, part.x, part.y);
-  staged_write<T, BLOCK, PIECES>(slice, pieces, part.x, scale, reinterpret_cast<R*>(y + row * COLS) + first);
+  staged_write<T, BLOCK, PIECES>(slice, pieces, shift, scale, reinterpret_cast<R*>(y + row * COLS) + first);
   finish_split_block(work);
 }
 
