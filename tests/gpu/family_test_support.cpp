@@ -37,6 +37,7 @@ CandidateRecord candidate_record(const SweepConfig& config, const Candidate& c) 
 }
 
 std::vector<size_t> spread_picks(const std::vector<Candidate>& valid) {
+  if (valid.empty()) return {};  // a config with nothing valid for the problem (rows too long for it)
   std::vector<size_t> picks = {0, valid.size() / 2, valid.size() - 1};
   auto has = [&](const std::string& name, int64_t value) {
     for (size_t i : picks)
