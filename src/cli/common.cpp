@@ -204,7 +204,10 @@ RunInfo make_run_info(const DeviceInfo& device) {
 std::string results_stem(const std::string& what) { return what + "-" + utc_compact_now(); }
 
 std::string short_params(const Bindings& params) {
-  std::string out;
+  // Each name by its initials (ROWS_PER_BLOCK -> RPB), except where two names share them
+  // (PIECES and PREFETCH): those stay whole, so the table never shows the same key twice.
+  std::map<std::string, std::string> abbrevs;
+  std::map<std::string, int> uses;
   for (const auto& [name, value] : params) {
     std::string abbrev;
     bool start = true;
@@ -212,7 +215,13 @@ std::string short_params(const Bindings& params) {
       if (start && c != '_') abbrev += c;
       start = c == '_';
     }
-    out += fmt::format("{}{}={}", out.empty() ? "" : " ", abbrev, value);
+    abbrevs[name] = abbrev;
+    ++uses[abbrev];
+  }
+  std::string out;
+  for (const auto& [name, value] : params) {
+    const std::string& abbrev = abbrevs[name];
+    out += fmt::format("{}{}={}", out.empty() ? "" : " ", uses[abbrev] > 1 ? name : abbrev, value);
   }
   return out;
 }
