@@ -88,6 +88,14 @@ __device__ __forceinline__ void bulk_load(unsigned dst, const void* src, unsigne
       "l"(reinterpret_cast<unsigned long long>(src)), "r"(bytes), "r"(bar)
       : "memory");
 }
+// Asks the copy engine to bring `bytes` (a multiple of 16) of global `src` into L2, with no
+// destination and nothing to wait for: a hint that a later bulk load will hit L2.
+__device__ __forceinline__ void bulk_prefetch_l2(const void* src, unsigned bytes) {
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(reinterpret_cast<unsigned long long>(src)),
+               "r"(bytes)
+               : "memory");
+}
+
 // `bytes` of this CTA's shared memory at `src` to global `dst`, in the current bulk group.
 __device__ __forceinline__ void bulk_store(void* dst, unsigned src, unsigned bytes) {
   asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n" ::"l"(

@@ -365,12 +365,14 @@ __global__ void __launch_bounds__(BLOCK)
 //     block) and written back from there by another. Rows whose bytes are a multiple of 16.
 //     Launch: grid rows * CLUSTER, block BLOCK, dynamic shared memory the slice's bytes.
 //
-//   ktune_softmax_split_staged<T, COLS, BLOCK, CHUNKS, PIECES>   (sm_90+)
+//   ktune_softmax_split_staged<T, COLS, BLOCK, CHUNKS, PIECES, PREFETCH>   (sm_90+)
 //     softmax_split's slices by ticket and partials through global memory, with each slice staged
 //     as softmax_staged stages it (bulk copies in and out, the maximum and the sum in one pass
 //     over shared memory): the copy engine's whole-slice requests without a cluster's waves. The
 //     slice moves in PIECES bulk copies each way, so the threads start on its first piece while
 //     the rest is arriving, and the first written piece leaves while the next is computed.
+//     PREFETCH > 0: each block also asks for the slice PREFETCH tickets ahead to be brought into
+//     L2, so reading from DRAM goes on while blocks wait for their rows.
 //     Launch: grid rows * CHUNKS, block BLOCK, dynamic shared memory the slice's bytes.
 //
 // Compiled for sm_90 and newer only: the other kernels of this file must still build for sm_80,
@@ -613,9 +615,23 @@ __device__ __forceinline__ void staged_write(uint4* slice, Pieces<PIECES> pieces
   __syncthreads();
 }
 
+// Brings the slice of a later ticket into L2 (if that ticket has a row), so that the block which
+// takes it finds its bulk load in L2: DRAM keeps reading while this block's slice waits for the
+// rest of its row, which the whole-slice staging otherwise leaves idle.
+template <int COLS, int V, int CHUNKS, typename T>
+__device__ __forceinline__ void prefetch_slice(const T* x, long long rows, unsigned ticket) {
+  constexpr int VECS = COLS / V;
+  constexpr int SLICE = (VECS + CHUNKS - 1) / CHUNKS;
+  const long long row = ticket / CHUNKS;
+  if (row >= rows) return;
+  const int first = (ticket % CHUNKS) * SLICE;
+  const int n = first + SLICE < VECS ? SLICE : VECS - first;
+  bulk_prefetch_l2(reinterpret_cast<const uint4*>(x + row * COLS) + first, n * 16u);
+}
+
 }  // namespace softmax_detail
 
-template <typename T, int COLS, int BLOCK, int CHUNKS, int PIECES>
+template <typename T, int COLS, int BLOCK, int CHUNKS, int PIECES, int PREFETCH>
 __global__ void __launch_bounds__(BLOCK)
     ktune_softmax_split_staged(const T* __restrict__ x, T* __restrict__ y, long long rows, int cols,
                                float2* __restrict__ partials, unsigned* __restrict__ counters) {
@@ -635,8 +651,10 @@ __global__ void __launch_bounds__(BLOCK)
   const int chunk = ticket % CHUNKS;
   const int first = chunk * SLICE;
   const Pieces<PIECES> pieces(first + SLICE < VECS ? SLICE : VECS - first);  // the config leaves no slice empty
-  if (threadIdx.x == 0)
+  if (threadIdx.x == 0) {
     start_staged_load<PIECES>(slice, reinterpret_cast<const R*>(x + row * COLS) + first, pieces, loaded);
+    if constexpr (PREFETCH > 0) prefetch_slice<COLS, V, CHUNKS>(x, rows, ticket + PREFETCH);
+  }
   __syncthreads();  // the barriers are initialized
   const float2 part = staged_partial<T, BLOCK, PIECES>(slice, pieces, loaded, scratch);
   const float shift = finite_or_zero(part.x);  // as in ktune_softmax_split
