@@ -6,8 +6,7 @@
 //   RMSNorm   (RMS = 1): rstd = 1 / sqrt(sum(x^2) / cols + eps), y = x * rstd * w
 //
 // Both write the per-row statistics in fp32 (mean: LayerNorm only), as the training frameworks
-// keep them for the backward pass. Three kernels (the third, ktune_norm_staged for sm_90, is
-// described where it is defined, at the end):
+// keep them for the backward pass. Two kernels:
 //
 //   ktune_norm_rows<T, COLS, VEC_BYTES, ROW_THREADS, ROWS_PER_BLOCK, RMS, PRELOAD>
 //     One pass over memory: a row lives in the registers of ROW_THREADS threads, so the variance
@@ -51,18 +50,23 @@ __device__ __forceinline__ R normalize(const float* v, R w_raw, const R* b_raw, 
 
 }  // namespace norm_detail
 
-namespace norm_detail {
-
-// One row held in the registers of a group of ROW_THREADS threads (this thread is `lane` of its
-// group): the statistics from the held values, then y. `in`, `w_vec` and `b_vec` may point to
-// global or shared memory (the staged kernel's copies). Every thread of the block must call it
-// (the reductions synchronize the block); inactive groups (row past the end) write nothing.
-template <typename T, int V, int COLS, int ROW_THREADS, int ROWS_PER_BLOCK, int RMS, int PRELOAD, typename R>
-__device__ __forceinline__ void norm_row(const R* in, const R* w_vec, const R* b_vec, R* out, bool active, int lane,
-                                         long long row, float* mean_out, float* rstd_out, float eps,
-                                         float (*scratch)[ROW_THREADS > 32 ? ROW_THREADS / 32 : 1]) {
+template <typename T, int COLS, int VEC_BYTES, int ROW_THREADS, int ROWS_PER_BLOCK, int RMS, int PRELOAD>
+__global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
+    ktune_norm_rows(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b, T* __restrict__ y,
+                    float* __restrict__ mean_out, float* __restrict__ rstd_out, long long rows, int cols, float eps) {
+  using namespace norm_detail;
+  using R = typename Raw<VEC_BYTES>::type;
+  constexpr int V = VEC_BYTES / sizeof(T);
   constexpr int VECS = COLS / V;                                // vectors per row
   constexpr int PER = (VECS + ROW_THREADS - 1) / ROW_THREADS;  // vectors per thread
+  static_assert(COLS % V == 0, "rows are whole vectors");
+  __shared__ float scratch[ROWS_PER_BLOCK][ROW_THREADS > 32 ? ROW_THREADS / 32 : 1];
+
+  const int lane = threadIdx.x % ROW_THREADS;
+  const long long row = (long long)blockIdx.x * ROWS_PER_BLOCK + threadIdx.x / ROW_THREADS;
+  const bool active = row < rows;  // inactive threads still take part in the block's barriers
+  const R* in = reinterpret_cast<const R*>(x + (active ? row : 0) * COLS);
+  R* out = reinterpret_cast<R*>(y + (active ? row : 0) * COLS);
   const auto held = [&](int k) { return active && (VECS % ROW_THREADS == 0 || lane + k * ROW_THREADS < VECS); };
 
   float v[PER][V];
@@ -80,6 +84,8 @@ __device__ __forceinline__ void norm_row(const R* in, const R* w_vec, const R* b
   }
   // PRELOAD: w and b fetched now, beside x, rather than after the reductions, where their latency
   // (L2 at best) would be the last step of every row's chain: it tells when the rows are few.
+  const R* w_vec = reinterpret_cast<const R*>(w);
+  const R* b_vec = reinterpret_cast<const R*>(b);
   R w_held[PRELOAD ? PER : 1], b_held[PRELOAD && !RMS ? PER : 1];
   if constexpr (PRELOAD) {
 #pragma unroll
@@ -117,28 +123,6 @@ __device__ __forceinline__ void norm_row(const R* in, const R* w_vec, const R* b
     else
       out[i] = normalize<T, V, RMS>(v[k], w_vec[i], RMS ? nullptr : b_vec + i, mean, rstd);
   }
-}
-
-}  // namespace norm_detail
-
-template <typename T, int COLS, int VEC_BYTES, int ROW_THREADS, int ROWS_PER_BLOCK, int RMS, int PRELOAD>
-__global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
-    ktune_norm_rows(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b, T* __restrict__ y,
-                    float* __restrict__ mean_out, float* __restrict__ rstd_out, long long rows, int cols, float eps) {
-  using namespace norm_detail;
-  using R = typename Raw<VEC_BYTES>::type;
-  constexpr int V = VEC_BYTES / sizeof(T);
-  static_assert(COLS % V == 0, "rows are whole vectors");
-  __shared__ float scratch[ROWS_PER_BLOCK][ROW_THREADS > 32 ? ROW_THREADS / 32 : 1];
-
-  const int lane = threadIdx.x % ROW_THREADS;
-  const long long row = (long long)blockIdx.x * ROWS_PER_BLOCK + threadIdx.x / ROW_THREADS;
-  const bool active = row < rows;  // inactive threads still take part in the block's barriers
-  const R* in = reinterpret_cast<const R*>(x + (active ? row : 0) * COLS);
-  R* out = reinterpret_cast<R*>(y + (active ? row : 0) * COLS);
-  norm_row<T, V, COLS, ROW_THREADS, ROWS_PER_BLOCK, RMS, PRELOAD>(in, reinterpret_cast<const R*>(w),
-                                                                   reinterpret_cast<const R*>(b), out, active, lane,
-                                                                   row, mean_out, rstd_out, eps, scratch);
 }
 
 template <typename T, int VEC_BYTES, int BLOCK, int RMS>
@@ -193,61 +177,3 @@ __global__ void __launch_bounds__(BLOCK)
     out[i] = normalize<T, V, RMS>(v, w_vec[i], RMS ? nullptr : b_vec + i, mean, rstd);
   }
 }
-
-// ---- Hopper: the block's rows staged by the copy engine -----------------------------------------
-//
-//   ktune_norm_staged<T, COLS, ROW_THREADS, ROWS_PER_BLOCK, RMS>   (sm_90+)
-//     ktune_norm_rows with the block's ROWS_PER_BLOCK rows (contiguous in memory), w and b
-//     fetched into shared memory by bulk copies that thread 0 starts at once: one request per
-//     operand instead of a load per thread and vector, so a short kernel has all its bytes in
-//     flight from its first instructions (cuDNN's LayerNorm does the same on the H100). The groups
-//     then take their rows from shared memory into registers as ktune_norm_rows does, and write y
-//     from the threads. Rows whose bytes are a multiple of 16.
-//     Launch: grid cdiv(rows, ROWS_PER_BLOCK), block ROW_THREADS * ROWS_PER_BLOCK, dynamic shared
-//     memory (ROWS_PER_BLOCK + 1 (RMS) or + 2) * cols * sizeof(T).
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-
-#include "hopper_async.cuh"
-
-template <typename T, int COLS, int ROW_THREADS, int ROWS_PER_BLOCK, int RMS>
-__global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
-    ktune_norm_staged(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b, T* __restrict__ y,
-                      float* __restrict__ mean_out, float* __restrict__ rstd_out, long long rows, int cols,
-                      float eps) {
-  using namespace norm_detail;
-  using namespace hopper_async;
-  using R = uint4;
-  constexpr int V = 16 / sizeof(T);
-  constexpr int VECS = COLS / V;
-  static_assert(COLS % V == 0, "rows are whole 16-byte vectors");
-  extern __shared__ R staged[];  // the block's rows, then w, then b (LayerNorm)
-  __shared__ float scratch[ROWS_PER_BLOCK][ROW_THREADS > 32 ? ROW_THREADS / 32 : 1];
-  __shared__ alignas(8) unsigned long long loaded;
-
-  const long long first_row = (long long)blockIdx.x * ROWS_PER_BLOCK;
-  const int block_rows = rows - first_row < ROWS_PER_BLOCK ? static_cast<int>(rows - first_row) : ROWS_PER_BLOCK;
-  R* const w_staged = staged + ROWS_PER_BLOCK * VECS;
-  R* const b_staged = w_staged + VECS;
-  if (threadIdx.x == 0) {
-    const unsigned bar = smem_addr(&loaded);
-    const unsigned x_bytes = block_rows * VECS * 16u, row_bytes = VECS * 16u;
-    mbar_init(bar, 1);
-    fence_mbarrier_init();
-    mbar_arrive_expect_tx(bar, x_bytes + (RMS ? 1 : 2) * row_bytes);
-    bulk_load(smem_addr(staged), reinterpret_cast<const R*>(x + first_row * COLS), x_bytes, bar);
-    bulk_load(smem_addr(w_staged), w, row_bytes, bar);
-    if constexpr (!RMS) bulk_load(smem_addr(b_staged), b, row_bytes, bar);
-  }
-  __syncthreads();  // the barrier is initialized
-  mbar_wait(smem_addr(&loaded), 0);
-
-  const int local = threadIdx.x / ROW_THREADS;
-  const bool active = local < block_rows;  // inactive threads still take part in the block's barriers
-  const long long row = first_row + (active ? local : 0);
-  norm_row<T, V, COLS, ROW_THREADS, ROWS_PER_BLOCK, RMS, 0>(staged + (active ? local : 0) * VECS, w_staged, b_staged,
-                                                            reinterpret_cast<R*>(y + row * COLS), active,
-                                                            threadIdx.x % ROW_THREADS, row, mean_out, rstd_out,
-                                                            eps, scratch);
-}
-
-#endif  // sm_90+
