@@ -1,6 +1,7 @@
 // `ktune compile --all --arch sm_90a`: NVRTC-compile every candidate of a sweep without a GPU and say
 // which compile, which are invalid and why, with ptxas's register, spill and shared-memory
-// figures. Exit 1 if any candidate the constraints allow fails to compile. CI runs it.
+// figures. Exit 1 if any candidate the constraints allow fails to compile. CI runs it. --sample N
+// compiles a spread of at most N valid candidates per config and problem instead of all.
 #include <fmt/format.h>
 
 #include <map>
@@ -18,7 +19,7 @@ namespace ktune::cli {
 namespace {
 
 struct Tally {
-  int compiled = 0, invalid = 0, failed = 0;
+  int compiled = 0, invalid = 0, failed = 0, unsampled = 0;
 };
 
 Tally report(const std::vector<CandidateRecord>& records, bool verbose) {
@@ -33,6 +34,8 @@ Tally report(const std::vector<CandidateRecord>& records, bool verbose) {
       ++t.failed;
       fmt::print("  compile_failed  {:<40} {}\n", short_params(r.params), r.reason);
       if (verbose) fmt::print("{}\n", r.compile.log);
+    } else if (!r.compile.ok) {
+      ++t.unsampled;  // not_run and never compiled: left out by --sample
     } else {
       ++t.compiled;
       if (verbose)
@@ -51,6 +54,7 @@ struct CompileFlags {
   std::string arch = "sm_90a";
   bool verbose = false;
   bool allow_spills = false;
+  size_t sample = 0;
   CommonFlags common;
 };
 
@@ -58,6 +62,10 @@ void add_compile_flags(CLI::App& cmd, CompileFlags& flags) {
   cmd.add_option("--arch", flags.arch, "target: sm_80, sm_86, sm_89, sm_90a, ...")->capture_default_str();
   cmd.add_flag("-v,--verbose", flags.verbose, "one line per candidate");
   cmd.add_flag("--allow-spills", flags.allow_spills, "do not count spilling candidates as invalid");
+  cmd.add_option("--sample", flags.sample,
+                 "compile at most N valid candidates per config and problem, spread so that every value of "
+                 "every tunable compiles (0: all)")
+      ->capture_default_str();
   add_common_flags(cmd, flags.common);
 }
 
@@ -85,16 +93,20 @@ int compile_configs(const CompileFlags& flags, const std::vector<SweepConfig>& c
     }
     for (const Problem& p : problems) {
       fmt::print("{} / {} for {}\n", config.name, describe(p), flags.arch);
-      CompileOptions copts{flags.arch, flags.common.jobs, flags.allow_spills, !flags.common.no_progress};
+      CompileOptions copts{flags.arch, flags.common.jobs, flags.allow_spills, !flags.common.no_progress, flags.sample};
       Tally t = report(compile_candidates(compiler, config, source, family, p, arch, copts), flags.verbose);
-      fmt::print("  {} compiled, {} invalid, {} failed to compile\n", t.compiled, t.invalid, t.failed);
+      fmt::print("  {} compiled, {} invalid, {} failed to compile{}\n", t.compiled, t.invalid, t.failed,
+                 t.unsampled ? fmt::format(", {} valid left out of the sample", t.unsampled) : "");
       total.compiled += t.compiled;
       total.invalid += t.invalid;
       total.failed += t.failed;
+      total.unsampled += t.unsampled;
     }
   }
-  fmt::print("total: {} compiled, {} invalid, {} failed to compile (NVRTC {})\n", total.compiled, total.invalid,
-             total.failed, NvrtcCompiler::nvrtc_version());
+  fmt::print("total: {} compiled, {} invalid, {} failed to compile{} (NVRTC {})\n", total.compiled, total.invalid,
+             total.failed,
+             total.unsampled ? fmt::format(", {} valid left out of the sample", total.unsampled) : "",
+             NvrtcCompiler::nvrtc_version());
   return total.failed ? 1 : 0;
 }
 

@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "compile/compile_all.hpp"
 #include "space/enumerate.hpp"
+#include "space/spread.hpp"
 #include "util/progress.hpp"
 
 namespace ktune {
@@ -48,6 +51,22 @@ std::vector<CandidateRecord> compile_candidates(Compiler& compiler, const SweepC
       rec.reason = candidates[i].invalid_reason;
       continue;
     }
+    request_owner.push_back(i);
+  }
+  if (options.sample > 0) {  // keep the spread of the valid candidates, record the rest unsampled
+    std::vector<Bindings> params;
+    for (size_t i : request_owner) params.push_back(records[i].params);
+    std::vector<size_t> kept;
+    for (size_t k : spread_picks(params, options.sample)) kept.push_back(request_owner[k]);
+    for (size_t i : request_owner)
+      if (!std::binary_search(kept.begin(), kept.end(), i)) {
+        records[i].disposition = Disposition::not_run;
+        records[i].reason = fmt::format("not in the sample (--sample {})", options.sample);
+      }
+    request_owner = std::move(kept);
+  }
+  for (size_t i : request_owner) {
+    const CandidateRecord& rec = records[i];
     CompileRequest request;
     request.source_name = source.name;
     request.source_text = source.text;
@@ -55,7 +74,6 @@ std::vector<CandidateRecord> compile_candidates(Compiler& compiler, const SweepC
     request.name_expression = rec.kernel_name;
     request.arch = options.arch;
     requests.push_back(std::move(request));
-    request_owner.push_back(i);
   }
 
   Progress progress("compiling", requests.size(), options.show_progress);

@@ -19,10 +19,14 @@ struct CompileOptions {
   int jobs = 0;         // compile threads, 0 = all cores
   bool allow_spills = false;
   bool show_progress = true;
+  // 0: compile every valid candidate. Else at most this many of them per call, chosen by
+  // space/spread.hpp's spread_picks (every value of every tunable still compiles); the others
+  // are recorded not_run, "not in the sample".
+  size_t sample = 0;
 };
 
-// One record per candidate, in enumeration order: `invalid`, `compile_failed`, or not_run with
-// compile.ok set (ready to run).
+// One record per candidate, in enumeration order: `invalid`, `compile_failed`, not_run with
+// compile.ok set (ready to run), or not_run without it (left out by options.sample).
 std::vector<CandidateRecord> compile_candidates(Compiler& compiler, const SweepConfig& config,
                                                 const KernelSource& source, const KernelFamily& family,
                                                 const Problem& problem, const ArchFacts& arch,

@@ -2,13 +2,12 @@
 // reference, and planted kernels, through the worker as ktune itself runs candidates.
 #include "family_test_support.hpp"
 
-#include <algorithm>
-
 #include "compile/compile_all.hpp"
 #include "compile/embedded.hpp"
 #include "compile/kernel_source.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "gpu_test_support.hpp"
+#include "space/spread.hpp"
 
 namespace ktune {
 
@@ -37,19 +36,9 @@ CandidateRecord candidate_record(const SweepConfig& config, const Candidate& c) 
 }
 
 std::vector<size_t> spread_picks(const std::vector<Candidate>& valid) {
-  if (valid.empty()) return {};  // a config with nothing valid for the problem (rows too long for it)
-  std::vector<size_t> picks = {0, valid.size() / 2, valid.size() - 1};
-  auto has = [&](const std::string& name, int64_t value) {
-    for (size_t i : picks)
-      if (valid[i].params.at(name) == value) return true;
-    return false;
-  };
-  for (size_t c = 0; c < valid.size(); ++c)
-    for (const auto& [name, value] : valid[c].params)
-      if (!has(name, value)) picks.push_back(c);
-  std::sort(picks.begin(), picks.end());
-  picks.erase(std::unique(picks.begin(), picks.end()), picks.end());
-  return picks;
+  std::vector<Bindings> params;
+  for (const Candidate& c : valid) params.push_back(c.params);
+  return spread_picks(params);
 }
 
 SweepCheck check_default_sweeps(const std::string& family_name, const std::vector<Problem>& problems) {

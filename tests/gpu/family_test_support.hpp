@@ -30,10 +30,8 @@ std::vector<Candidate> valid_candidates(const SweepConfig& config, const KernelF
 // The record of candidate `c` of `config`, before it is compiled or run.
 CandidateRecord candidate_record(const SweepConfig& config, const Candidate& c);
 
-// The first, middle and last valid candidates, then for every value a tunable takes among the
-// valid ones (EPILOGUE 0 and 1, CLUSTER_M 1 and 2, ...) the first candidate with that value if no
-// pick has it yet: every code path of a kernel runs on every ragged shape it accepts. None if
-// nothing is valid.
+// space/spread.hpp's spread_picks over the candidates' tunables: every value of every tunable
+// among the valid candidates, so every code path of a kernel runs on every ragged shape it accepts.
 std::vector<size_t> spread_picks(const std::vector<Candidate>& valid);
 
 // What check_default_sweeps ran.

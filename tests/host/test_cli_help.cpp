@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <regex>
 #include <string>
 #include <sys/wait.h>
 
@@ -81,6 +82,21 @@ TEST_F(CliHelp, CompileFlagsReachTheFamilyBeforeOrAfterItsName) {
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
     EXPECT_NE(r.output.find("unknown --arch 'sm_1'"), std::string::npos) << args << "\n" << r.output;
   }
+}
+
+TEST_F(CliHelp, CompileSampleCompilesASpreadAndCountsTheRest) {
+  // add's sweep at n = 1000 has hundreds of valid candidates; --sample 3 compiles its value
+  // picks (every value of every tunable, more than 3) and counts the others as left out.
+  const std::string dir = (std::filesystem::temp_directory_path() / "ktune-cli-sample-cache").string();
+  const Ran r = run_ktune("compile add --n 1000 --arch sm_80 --sample 3 --no-progress --cache-dir " + dir);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.output, m,
+                                std::regex(R"(total: (\d+) compiled, \d+ invalid, 0 failed to compile, (\d+) valid left)")))
+      << r.output;
+  const int compiled = std::stoi(m[1]), left_out = std::stoi(m[2]);
+  EXPECT_GE(compiled, 3);
+  EXPECT_GT(left_out, 10 * compiled);
 }
 
 TEST_F(CliHelp, ADimensionBelowOneIsRefusedPlainly) {
