@@ -8,10 +8,11 @@
 // Both write the per-row statistics in fp32 (mean: LayerNorm only), as the training frameworks
 // keep them for the backward pass. Two kernels:
 //
-//   ktune_norm_rows<T, COLS, VEC_BYTES, ROW_THREADS, ROWS_PER_BLOCK, RMS, PRELOAD>
+//   ktune_norm_rows<T, COLS, VEC_BYTES, ROW_THREADS, ROWS_PER_BLOCK, RMS, PRELOAD, STREAMING>
 //     One pass over memory: a row lives in the registers of ROW_THREADS threads, so the variance
 //     is the exact two-pass sum over the held values. ROWS_PER_BLOCK rows per block. PRELOAD 1
-//     holds the thread's w (and b) in registers too, loaded with x.
+//     holds the thread's w (and b) in registers too, loaded with x. STREAMING 1 reads x and
+//     writes y with the evict-first hint (ld.global.cs / st.global.cs).
 //     Launch: grid cdiv(rows, ROWS_PER_BLOCK), block ROW_THREADS * ROWS_PER_BLOCK.
 //
 //   ktune_norm_looped<T, VEC_BYTES, BLOCK, RMS>
@@ -50,7 +51,8 @@ __device__ __forceinline__ R normalize(const float* v, R w_raw, const R* b_raw, 
 
 }  // namespace norm_detail
 
-template <typename T, int COLS, int VEC_BYTES, int ROW_THREADS, int ROWS_PER_BLOCK, int RMS, int PRELOAD>
+template <typename T, int COLS, int VEC_BYTES, int ROW_THREADS, int ROWS_PER_BLOCK, int RMS, int PRELOAD,
+          int STREAMING = 0>
 __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
     ktune_norm_rows(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b, T* __restrict__ y,
                     float* __restrict__ mean_out, float* __restrict__ rstd_out, long long rows, int cols, float eps) {
@@ -74,7 +76,7 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
 #pragma unroll
   for (int k = 0; k < PER; ++k) {
     if (held(k)) {
-      unpack<T, V>(in[lane + k * ROW_THREADS], v[k]);
+      unpack<T, V>(load_vec<STREAMING>(in + lane + k * ROW_THREADS), v[k]);
     } else {
 #pragma unroll
       for (int j = 0; j < V; ++j) v[k][j] = 0;
@@ -119,9 +121,9 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
     const int i = lane + k * ROW_THREADS;
     if (!held(k)) continue;
     if constexpr (PRELOAD)
-      out[i] = normalize<T, V, RMS>(v[k], w_held[k], RMS ? nullptr : &b_held[RMS ? 0 : k], mean, rstd);
+      store_vec<STREAMING>(out + i, normalize<T, V, RMS>(v[k], w_held[k], RMS ? nullptr : &b_held[RMS ? 0 : k], mean, rstd));
     else
-      out[i] = normalize<T, V, RMS>(v[k], w_vec[i], RMS ? nullptr : b_vec + i, mean, rstd);
+      store_vec<STREAMING>(out + i, normalize<T, V, RMS>(v[k], w_vec[i], RMS ? nullptr : b_vec + i, mean, rstd));
   }
 }
 
