@@ -88,6 +88,7 @@
 #include <cuda_fp8.h>
 
 #include "hopper_async.cuh"
+#include "wgmma.cuh"
 #include "tile_order.cuh"
 
 // cuda.h's opaque tensor map, which NVRTC cannot include: 128 bytes, 64-byte aligned.
@@ -98,18 +99,11 @@ struct alignas(64) CUtensorMap {
 namespace gemm_wgmma_detail {
 
 using namespace hopper_async;
+using namespace wgmma_ops;
 
 constexpr int SWIZZLE_ROW = 128;   // bytes in one row of a 128-byte-swizzled tile
 constexpr int SWIZZLE_ATOM = 1024; // 8 such rows: the period of the swizzle pattern
 constexpr int SMEM_SLACK = 1024 + 256;  // alignment of the tiles, then the mbarriers
-
-// The operand types wgmma multiplies (its instruction's type suffix).
-enum class Kind { f16, bf16, tf32, e4m3 };
-template <typename T> struct OperandKind;
-template <> struct OperandKind<__half> { static constexpr Kind value = Kind::f16; };
-template <> struct OperandKind<__nv_bfloat16> { static constexpr Kind value = Kind::bf16; };
-template <> struct OperandKind<float> { static constexpr Kind value = Kind::tf32; };
-template <> struct OperandKind<__nv_fp8_e4m3> { static constexpr Kind value = Kind::e4m3; };
 
 // Rounding fp32 results to the output type: pairs (4- or 8-byte aligned) and single elements.
 template <typename OutT> struct Out;
@@ -202,118 +196,6 @@ __device__ __forceinline__ void stmatrix_x4(unsigned addr, unsigned r0, unsigned
 __device__ __forceinline__ void st_shared_v2(unsigned addr, float x, float y) {
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(x), "f"(y) : "memory");
 }
-
-// ---- wgmma ----
-
-// Shared-memory matrix descriptor of a 128-byte-swizzled operand tile starting at `addr`
-// (1024-byte aligned, or offset inside a swizzle row along K). `lbo`: bytes between 64-element
-// chunks along M/N of an M/N-major tile (unused for K-major tiles, whose k16 slice lies inside a
-// swizzle row). `sbo`: bytes between groups of 8 rows, 1024 for the dense tiles used here.
-__device__ __forceinline__ unsigned long long make_desc(unsigned addr, unsigned lbo, unsigned sbo) {
-  return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) |
-         static_cast<unsigned long long>(lbo >> 4) << 16 |
-         static_cast<unsigned long long>(sbo >> 4) << 32 | 1ull << 62;  // 62: 128-byte swizzle
-}
-
-__device__ __forceinline__ void wgmma_fence() {
-  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-}
-__device__ __forceinline__ void wgmma_commit() {
-  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-}
-template <int GROUPS_IN_FLIGHT>
-__device__ __forceinline__ void wgmma_wait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(GROUPS_IN_FLIGHT) : "memory");
-}
-
-// Keeps the compiler from moving accumulator reads or writes across the asynchronous wgmma that
-// owns them (between issue and wait the registers belong to the tensor cores).
-template <int R>
-__device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
-#pragma unroll
-  for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
-
-// The accumulator register lists of m64nNk16: thread-ordered, N/2 fp32 registers.
-#define KTUNE_WGMMA_D64                                                             \
-  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
-  "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-#define KTUNE_WGMMA_D128                                                            \
-  KTUNE_WGMMA_D64                                                                   \
-  ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, "   \
-  "%47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-#define KTUNE_WGMMA_D256                                                            \
-  KTUNE_WGMMA_D128                                                                  \
-  ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, "   \
-  "%79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, " \
-  "%95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, "  \
-  "%109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, "   \
-  "%122, %123, %124, %125, %126, %127"
-#define KTUNE_WGMMA_ACC8(i)                                                      \
-  "+f"(d[(i)]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3]),            \
-      "+f"(d[(i) + 4]), "+f"(d[(i) + 5]), "+f"(d[(i) + 6]), "+f"(d[(i) + 7])
-#define KTUNE_WGMMA_ACC32(i)                                                  \
-  KTUNE_WGMMA_ACC8(i), KTUNE_WGMMA_ACC8((i) + 8), KTUNE_WGMMA_ACC8((i) + 16), \
-      KTUNE_WGMMA_ACC8((i) + 24)
-#define KTUNE_WGMMA_ACC64 KTUNE_WGMMA_ACC32(0), KTUNE_WGMMA_ACC32(32)
-#define KTUNE_WGMMA_ACC128 KTUNE_WGMMA_ACC64, KTUNE_WGMMA_ACC32(64), KTUNE_WGMMA_ACC32(96)
-// One wgmma, D += A·B with scale-d = 1 (the accumulators start at zero) and no negation; the
-// 16-bit form also takes the transpose bits of M/N-major operands (tf32 and e4m3 have none).
-#define KTUNE_WGMMA_TRANSPOSING(N, KDIM, TYPES, DREGS, OPERANDS, ACC)                          \
-  asm volatile("wgmma.mma_async.sync.aligned.m64n" #N "k" #KDIM ".f32" TYPES " {" DREGS "}, " \
-               OPERANDS ";\n"                                                                 \
-               : ACC                                                                          \
-               : "l"(desc_a), "l"(desc_b), "n"(TRANS_A), "n"(TRANS_B)                         \
-               : "memory")
-#define KTUNE_WGMMA_K_MAJOR(N, KDIM, TYPES, DREGS, OPERANDS, ACC)                              \
-  asm volatile("wgmma.mma_async.sync.aligned.m64n" #N "k" #KDIM ".f32" TYPES " {" DREGS "}, " \
-               OPERANDS ";\n"                                                                 \
-               : ACC                                                                          \
-               : "l"(desc_a), "l"(desc_b)                                                     \
-               : "memory")
-// The three N a kernel uses; the operand numbers follow the N/2 accumulator registers.
-#define KTUNE_WGMMA_EACH_N(FORM, KDIM, TYPES, SCALES)                                            \
-  {                                                                                            \
-    if constexpr (N == 64)                                                                     \
-      FORM(64, KDIM, TYPES, KTUNE_WGMMA_D64, "%32, %33, " SCALES(34, 35), KTUNE_WGMMA_ACC32(0)); \
-    else if constexpr (N == 128)                                                               \
-      FORM(128, KDIM, TYPES, KTUNE_WGMMA_D128, "%64, %65, " SCALES(66, 67), KTUNE_WGMMA_ACC64);  \
-    else                                                                                       \
-      FORM(256, KDIM, TYPES, KTUNE_WGMMA_D256, "%128, %129, " SCALES(130, 131),                \
-           KTUNE_WGMMA_ACC128);                                                                \
-  }
-#define KTUNE_WGMMA_SCALES_TRANSPOSES(TA, TB) "1, 1, 1, %" #TA ", %" #TB
-#define KTUNE_WGMMA_SCALES(TA, TB) "1, 1, 1"
-
-// One m64nNk(32 bytes) wgmma of the warpgroup: d (N/2 fp32 per thread) += A(64×k)·B(k×N).
-template <Kind KIND, int N, int TRANS_A, int TRANS_B>
-__device__ __forceinline__ void wgmma(float (&d)[N / 2], unsigned long long desc_a,
-                                      unsigned long long desc_b) {
-  static_assert(N == 64 || N == 128 || N == 256, "wgmma N: 64, 128 or 256");
-  static_assert(KIND == Kind::f16 || KIND == Kind::bf16 || (TRANS_A == 0 && TRANS_B == 0),
-                "tf32 and e4m3 wgmma read K-major operands only");
-  if constexpr (KIND == Kind::f16)
-    KTUNE_WGMMA_EACH_N(KTUNE_WGMMA_TRANSPOSING, 16, ".f16.f16", KTUNE_WGMMA_SCALES_TRANSPOSES)
-  else if constexpr (KIND == Kind::bf16)
-    KTUNE_WGMMA_EACH_N(KTUNE_WGMMA_TRANSPOSING, 16, ".bf16.bf16", KTUNE_WGMMA_SCALES_TRANSPOSES)
-  else if constexpr (KIND == Kind::tf32)
-    KTUNE_WGMMA_EACH_N(KTUNE_WGMMA_K_MAJOR, 8, ".tf32.tf32", KTUNE_WGMMA_SCALES)
-  else
-    KTUNE_WGMMA_EACH_N(KTUNE_WGMMA_K_MAJOR, 32, ".e4m3.e4m3", KTUNE_WGMMA_SCALES)
-}
-
-#undef KTUNE_WGMMA_SCALES
-#undef KTUNE_WGMMA_SCALES_TRANSPOSES
-#undef KTUNE_WGMMA_EACH_N
-#undef KTUNE_WGMMA_K_MAJOR
-#undef KTUNE_WGMMA_TRANSPOSING
-#undef KTUNE_WGMMA_ACC128
-#undef KTUNE_WGMMA_ACC64
-#undef KTUNE_WGMMA_ACC32
-#undef KTUNE_WGMMA_ACC8
-#undef KTUNE_WGMMA_D256
-#undef KTUNE_WGMMA_D128
-#undef KTUNE_WGMMA_D64
 
 }  // namespace gemm_wgmma_detail
 
