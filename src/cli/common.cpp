@@ -43,6 +43,12 @@ const CLI::Validator kAtLeastOne(
     },
     "POSITIVE");
 
+// A schema name as a flag: lower case, words joined by hyphens ("head_dim" -> --head-dim).
+std::string flag_name(std::string name) {
+  for (char& c : name) c = c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return "--" + name;
+}
+
 }  // namespace
 
 void set_argv(int argc, char** argv) { g_argv.assign(argv, argv + argc); }
@@ -55,8 +61,7 @@ bool ProblemFlags::given() const {
 void add_problem_flags(CLI::App& app, ProblemFlags& f, const KernelFamily& family, bool required) {
   const ProblemSchema schema = family.schema();
   for (const DimSpec& d : schema.dims) {
-    std::string flag = "--" + d.name;
-    std::transform(flag.begin(), flag.end(), flag.begin(), [](unsigned char c) { return std::tolower(c); });
+    const std::string flag = flag_name(d.name);
     const std::string help = d.defaults_to.empty() ? d.help : fmt::format("{} (default: {})", d.help, d.defaults_to);
     auto* option = app.add_option(flag, f.dims[d.name], help)->check(kAtLeastOne);
     if (required && d.defaults_to.empty()) option->required();
@@ -68,9 +73,16 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, const KernelFamily& famil
                              schema.dtype_help.empty() ? "" : "; " + schema.dtype_help))
       ->check(CLI::IsMember(schema.dtypes));
   for (const OptionSpec& o : schema.options) {
+    if (o.choices == std::vector<std::string>{"no", "yes"}) {
+      // A yes/no option is a switch: --causal says yes, leaving it out the default.
+      app.add_flag_callback(
+          flag_name(o.name), [&f, name = o.name] { f.options[name] = "yes"; },
+          fmt::format("{} (default {})", o.help, o.default_value));
+      continue;
+    }
     std::string choices;
     for (const std::string& c : o.choices) choices += (choices.empty() ? "" : " | ") + c;
-    app.add_option("--" + o.name, f.options[o.name], fmt::format("{}: {} (default {})", o.help, choices, o.default_value))
+    app.add_option(flag_name(o.name), f.options[o.name], fmt::format("{}: {} (default {})", o.help, choices, o.default_value))
         ->check(CLI::IsMember(o.choices));
   }
 }
@@ -83,9 +95,6 @@ Problem make_problem(const KernelFamily& family, const ProblemFlags& f) {
     auto given = f.dims.find(d.name);
     if (given != f.dims.end() && given->second != 0) p.dims[d.name] = given->second;
   }
-  for (const DimSpec& d : schema.dims)
-    if (!p.dims.count(d.name) && !d.defaults_to.empty() && p.dims.count(d.defaults_to))
-      p.dims[d.name] = p.dims.at(d.defaults_to);
   p.dtype = f.dtype.empty() ? schema.dtypes.front() : f.dtype;
   for (const auto& [name, value] : f.options)
     if (!value.empty()) p.options[name] = value;

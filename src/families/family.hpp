@@ -54,6 +54,10 @@ class Workload {
   // Throws ktune::Error when a descriptor cannot be encoded for this problem.
   virtual std::vector<void*> kernel_args(const std::vector<TensorMapSpec>& tensor_maps) = 0;
   virtual ErrorStats check_output(const Tolerance&) = 0;
+  // The tolerance outputs are judged by, given the one asked for (the family's default or the
+  // user's). Most families judge by it as it is; one whose yardstick is measured when the workload
+  // is prepared (attention: twice the error of an unfused same-dtype computation) widens it here.
+  virtual Tolerance tolerance(const Tolerance& requested) const { return requested; }
   // What candidates are timed against, at least one. The first is the baseline: it alternates
   // with candidates sample by sample and gives their ratios. The others are timed once per run
   // beside it (a memory-bound family's copy roof next to its library op).
@@ -117,8 +121,9 @@ class KernelFamily {
 const KernelFamily& find_family(std::string_view name);  // throws ConfigError naming the known ones
 std::vector<const KernelFamily*> all_families();
 
-// Fills in the options a problem leaves out with its family's defaults (ConfigError for an
-// unknown family).
+// Fills in the options a problem leaves out with its family's defaults, and the dimensions it
+// leaves out that default to another (gemm's N and K: M) with that one's value (ConfigError for
+// an unknown family).
 void complete_options(Problem& p);
 // Checks a problem against its family's schema (every dimension and option present and no other,
 // a known dtype and option values), then the family's validate(). Throws ConfigError naming what

@@ -44,8 +44,12 @@ std::vector<std::string> columns(const std::vector<Problem>& problems, NamesOf n
 }  // namespace
 
 void complete_options(Problem& p) {
-  for (const OptionSpec& o : find_family(p.family).schema().options)
+  const ProblemSchema schema = find_family(p.family).schema();
+  for (const OptionSpec& o : schema.options)
     if (!p.options.count(o.name)) p.options[o.name] = o.default_value;
+  for (const DimSpec& d : schema.dims)
+    if (!p.dims.count(d.name) && !d.defaults_to.empty() && p.dims.count(d.defaults_to))
+      p.dims[d.name] = p.dims.at(d.defaults_to);
 }
 
 void check_problem(const Problem& p) {
@@ -98,6 +102,7 @@ ConfigProblems config_problems(const SweepConfig& config, const std::vector<Bind
         Problem p{config.family, d, dtype, {}};
         for (size_t i = 0; i < axes.size(); ++i) p.options[axes[i].first] = axes[i].second[at[i]];
         try {
+          complete_options(p);
           check_problem(p);
           out.problems.push_back(std::move(p));
         } catch (const ConfigError& e) {

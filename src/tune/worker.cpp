@@ -69,7 +69,8 @@ class Worker {
                                     describe(problem_), bytes / 1073741824.0, free_bytes / 1073741824.0,
                                     total / 1073741824.0)}};
     workload_ = family.prepare(problem_, *gpu_, request.at("seed").get<uint64_t>());
-    return {{"ok", true}, {"baselines", workload_->baselines().size()}};
+    tolerance_ = workload_->tolerance(tolerance_);
+    return {{"ok", true}, {"baselines", workload_->baselines().size()}, {"tolerance", tolerance_}};
   }
 
   json baseline(const json& request) {

@@ -80,8 +80,9 @@ TEST(Suite, BadInputIsReportedWithItsPlace) {
                "\"layout\" must be a string");
   expect_error(R"({"problems": [{"family": "gemm", "M": 64, "N": "64", "K": 64, "dtype": "fp16", "layout": "rr"}]})",
                "\"N\" must be an integer");
-  expect_error(R"({"problems": [{"family": "gemm", "M": 64, "N": 64, "dtype": "fp16", "layout": "rr"}]})",
-               "missing K");
+  // K defaults to M (as `ktune gemm` does); M has no default.
+  expect_error(R"({"problems": [{"family": "gemm", "N": 64, "K": 64, "dtype": "fp16", "layout": "rr"}]})",
+               "missing M");
   expect_error(R"({"problems": [{"family": "gemm", "M": 64, "N": 64, "K": 64, "dtype": "fp4", "layout": "rr"}]})",
                "unknown dtype");
   expect_error(R"({"problems": [{"family": "conv", "M": 64, "dtype": "fp16", "layout": "rr"}]})", "conv");
