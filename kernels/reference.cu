@@ -14,6 +14,10 @@
 //                                             one block per row, fp64 row sums
 //   ktune_ref_layernorm_bwd_dwdb<T>(x, dy, mean, rstd, dw, db, rows, cols)
 //                                             one thread per column, fp64 sums over the rows
+//   ktune_ref_attention_softmax(s, lse, ...), ktune_unfused_attention_softmax<T>(s, lse, ...)
+//                                             attention's softmax over score rows, in place
+//                                             (below): the fp32 reference's in fp64, and the
+//                                             unfused same-dtype yardstick's in fp32
 //   ktune_ref_bias_gelu_dropout<T>(x, bias, ref, rows, cols, p, seed)
 //                                             one element per thread, fp64 GELU (erf form); the
 //                                             mask from its own cuRAND Philox call per element,
@@ -152,4 +156,68 @@ __global__ void ktune_ref_bias_gelu_dropout(const T* x, const T* bias, float* re
     const double gelu = 0.5 * z * (1.0 + erf(z * 0.70710678118654752440));
     ref[i] = keep ? (float)(gelu * scale) : 0.0f;
   }
+}
+
+template <typename T> __device__ __forceinline__ T ktune_attention_store(double p);
+template <> __device__ __forceinline__ float ktune_attention_store<float>(double p) { return (float)p; }
+template <typename T> __device__ __forceinline__ T ktune_attention_store(float p);
+template <> __device__ __forceinline__ __half ktune_attention_store<__half>(float p) { return __float2half_rn(p); }
+template <> __device__ __forceinline__ __nv_bfloat16 ktune_attention_store<__nv_bfloat16>(float p) {
+  return __float2bfloat16_rn(p);
+}
+
+// Attention's softmax over score rows, in place: `rows` rows of `cols` scores, a batch of heads'
+// seqlen_q rows each (row r is query r % seqlen_q of head r / seqlen_q). p = exp(scale * s - max)
+// / sum over the keys the query sees (key j of query i hidden when causal and j > i + diagonal),
+// 0 for hidden keys; lse[lse_offset + (r / seqlen_q) * lse_stride + r % seqlen_q] = the natural
+// logsumexp of the scaled visible scores, -inf for a row that sees none.
+//   ktune_ref_attention_softmax: fp32 scores, fp64 max and sum (the fp32 reference).
+//   ktune_unfused_attention_softmax<T>: scores in T, fp32 math, P rounded to T (the math path
+//   of a framework's unfused attention, the same-dtype yardstick).
+// Launch: grid (rows), block (256).
+template <typename T, typename Acc>
+__device__ void ktune_attention_softmax_row(T* s, float* lse, long long cols, int seqlen_q, int causal,
+                                            int diagonal, Acc scale, long long lse_offset, long long lse_stride) {
+  __shared__ Acc scratch[256];
+  const long long r = blockIdx.x;
+  const int query = static_cast<int>(r % seqlen_q);
+  T* row = s + r * cols;
+  const long long visible = causal ? (query + diagonal + 1 < cols ? query + diagonal + 1 : cols) : cols;
+  Acc m = -1.0 / 0.0;
+  for (long long c = threadIdx.x; c < visible; c += blockDim.x) m = fmax(m, scale * (Acc)ktune_ref_float(row[c]));
+  scratch[threadIdx.x] = m;
+  __syncthreads();
+  for (int half = blockDim.x / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) scratch[threadIdx.x] = fmax(scratch[threadIdx.x], scratch[threadIdx.x + half]);
+    __syncthreads();
+  }
+  m = scratch[0];
+  __syncthreads();
+  Acc sum = 0;
+  if (visible > 0)
+    for (long long c = threadIdx.x; c < visible; c += blockDim.x) sum += exp(scale * (Acc)ktune_ref_float(row[c]) - m);
+  scratch[threadIdx.x] = sum;
+  __syncthreads();
+  for (int half = blockDim.x / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) scratch[threadIdx.x] += scratch[threadIdx.x + half];
+    __syncthreads();
+  }
+  sum = scratch[0];
+  for (long long c = threadIdx.x; c < cols; c += blockDim.x) {
+    const Acc p = c < visible ? exp(scale * (Acc)ktune_ref_float(row[c]) - m) / sum : 0;
+    row[c] = ktune_attention_store<T>(p);
+  }
+  if (threadIdx.x == 0)
+    lse[lse_offset + (r / seqlen_q) * lse_stride + query] = visible > 0 ? (float)(m + log(sum)) : -1.0f / 0.0f;
+}
+
+__global__ void ktune_ref_attention_softmax(float* s, float* lse, long long cols, int seqlen_q, int causal,
+                                            int diagonal, double scale, long long lse_offset, long long lse_stride) {
+  ktune_attention_softmax_row<float, double>(s, lse, cols, seqlen_q, causal, diagonal, scale, lse_offset, lse_stride);
+}
+
+template <typename T>
+__global__ void ktune_unfused_attention_softmax(T* s, float* lse, long long cols, int seqlen_q, int causal,
+                                                int diagonal, float scale, long long lse_offset, long long lse_stride) {
+  ktune_attention_softmax_row<T, float>(s, lse, cols, seqlen_q, causal, diagonal, scale, lse_offset, lse_stride);
 }

@@ -10,6 +10,7 @@
 # Triton and PyTorch; KTUNE_FAMILY_SUITES picks the suites, KTUNE_TRITON_CASES the Triton cases,
 # KTUNE_NCU_PICKS the problems ncu times again, as SUITE:I,J..., KTUNE_SKIP_ODD and KTUNE_SKIP_NCU
 # skip the odd-size subcommands and ncu),
+# attention (suites/attention.json, or KTUNE_ATTENTION_SUITE, next to PyTorch's SDPA backends),
 # dtypes (fp8 and TF32 at 4096^3 and 8192^3), suite-NAME (any suites/NAME.json) and verify-results
 # (scripts/verify-bench.py over the committed results/h100 bench files). The cache lives in
 # $KTUNE_CACHE_DIR (default /tmp/ktune-gpu-check-cache), so stages split over calls on a machine
@@ -145,6 +146,21 @@ if stage families; then
   python3 scripts/triton_memory_bound.py --json "$out/results/triton-memory-bound.json" ${KTUNE_TRITON_CASES:-} \
     > "$out/logs/triton-memory-bound.log" 2>&1
   say "triton-memory-bound: exit $?, $(elapsed "$t0") s wall"; grep -E "triton-ref|FAIL|ERROR|GPU" "$out/logs/triton-memory-bound.log" | tee -a "$summary"
+fi
+
+# The attention family: a suite (KTUNE_ATTENTION_SUITE, default attention) benched against cuDNN's
+# fused SDPA, then PyTorch's SDPA backends on the same problems in the same call.
+if stage attention; then
+  suite=${KTUNE_ATTENTION_SUITE:-attention}
+  # shellcheck disable=SC2086
+  timed "bench-$suite" bench "suites/$suite.json" --out "$out/results" --stem "bench-$suite" ${KTUNE_BENCH_ARGS:-}
+  cat "$out/results/bench-$suite.md" >> "$summary" 2>/dev/null
+  grep -E "^(error|warning)" "$out/logs/bench-$suite.log" | head -n 20 | tee -a "$summary"
+  t0=$(date +%s.%N)
+  python3 scripts/torch_attention.py "suites/$suite.json" --json "$out/results/torch-$suite.json" \
+    > "$out/logs/torch-$suite.log" 2>&1
+  say "torch-$suite: exit $?, $(elapsed "$t0") s wall"
+  cat "$out/logs/torch-$suite.log" >> "$summary"
 fi
 
 # Issue 3's suites: each `ktune bench` tunes every problem it has no cached winner for, then

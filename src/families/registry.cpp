@@ -13,11 +13,12 @@ const KernelFamily& layernorm_family();
 const KernelFamily& rmsnorm_family();
 const KernelFamily& layernorm_backward_family();
 const KernelFamily& bias_gelu_dropout_family();
+const KernelFamily& attention_family();
 
 std::vector<const KernelFamily*> all_families() {
   return {&gemm_family(),      &add_family(),     &softmax_family(),
           &layernorm_family(), &rmsnorm_family(), &layernorm_backward_family(),
-          &bias_gelu_dropout_family()};
+          &bias_gelu_dropout_family(), &attention_family()};
 }
 
 const KernelFamily& find_family(std::string_view name) {

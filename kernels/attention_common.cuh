@@ -1,0 +1,75 @@
+// attention_common.cuh — what the attention kernels (attention_mma.cu, attention_wgmma.cu) share:
+// the online softmax's per-row step, the mask, and packing probabilities as 16-bit MMA operands.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+namespace attention_common {
+
+template <bool B>
+struct Flag {
+  static constexpr bool value = B;
+};
+
+__host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
+
+// NVRTC has no math.h, so no INFINITY.
+__device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
+
+__device__ __forceinline__ float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// Whether key `col` is hidden from query `row`: past the keys, or (CAUSAL) past the row's
+// bottom-right-aligned diagonal (query i sees keys j <= i + diagonal, diagonal = seqlen_kv - seqlen_q).
+template <int CAUSAL>
+__device__ __forceinline__ bool hidden(int row, int col, int seqlen_kv, int diagonal) {
+  return col >= seqlen_kv || (CAUSAL && col > row + diagonal);
+}
+
+// One row's online-softmax step for a new block of scores whose (unscaled, quad-reduced) maximum
+// is `block_max`: updates the running maximum (kept scaled by scale_log2) and returns the factor
+// that rescales what the row has summed so far; `base` is what this block's scaled scores are
+// exponentiated against. A row that has seen only hidden keys keeps -inf as its maximum and
+// exponentiates against 0, so its probabilities are exp2(-inf) = 0 rather than NaN.
+__device__ __forceinline__ float online_step(float& row_max, float block_max, float scale_log2, float& base) {
+  const float new_max = fmaxf(row_max, block_max * scale_log2);
+  base = new_max == neg_inf() ? 0.0f : new_max;
+  const float rescale = fast_exp2(row_max - base);
+  row_max = new_max;
+  return rescale;
+}
+
+// The natural-log logsumexp of a finished row: row_max (log2 units, scaled) plus log2 of its sum.
+__device__ __forceinline__ float row_lse(float row_max, float sum) {
+  return sum > 0.0f ? (row_max + __log2f(sum)) * 0.6931471805599453f : neg_inf();
+}
+
+// Two floats as one 32-bit register of T pairs (a 16-bit MMA operand).
+template <typename T>
+__device__ __forceinline__ unsigned pack2(float lo, float hi);
+template <>
+__device__ __forceinline__ unsigned pack2<__half>(float lo, float hi) {
+  __half2 h = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<unsigned*>(&h);
+}
+template <>
+__device__ __forceinline__ unsigned pack2<__nv_bfloat16>(float lo, float hi) {
+  __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<unsigned*>(&h);
+}
+
+// Element strides of the attention tensors in either layout (src/families/attention_shape.hpp).
+struct Strides {
+  long long batch, head, row;
+};
+template <int BSHD, int HEAD_DIM>
+__device__ __forceinline__ Strides strides(int heads, int seqlen) {
+  return BSHD ? Strides{(long long)seqlen * heads * HEAD_DIM, HEAD_DIM, (long long)heads * HEAD_DIM}
+              : Strides{(long long)heads * seqlen * HEAD_DIM, (long long)seqlen * HEAD_DIM, HEAD_DIM};
+}
+
+}  // namespace attention_common
