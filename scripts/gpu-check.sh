@@ -152,12 +152,15 @@ fi
 # fused SDPA, then PyTorch's SDPA backends on the same problems in the same call.
 if stage attention; then
   suite=${KTUNE_ATTENTION_SUITE:-attention}
+  suite_file=suites/$suite.json
+  # A path names a suite file of its own (scripts/suite_part.py writes parts of a long one).
+  if [[ $suite == *.json ]]; then suite_file=$suite; suite=$(basename "$suite" .json); fi
   # shellcheck disable=SC2086
-  timed "bench-$suite" bench "suites/$suite.json" --out "$out/results" --stem "bench-$suite" ${KTUNE_BENCH_ARGS:-}
+  timed "bench-$suite" bench "$suite_file" --out "$out/results" --stem "bench-$suite" ${KTUNE_BENCH_ARGS:-}
   cat "$out/results/bench-$suite.md" >> "$summary" 2>/dev/null
   grep -E "^(error|warning)" "$out/logs/bench-$suite.log" | head -n 20 | tee -a "$summary"
   t0=$(date +%s.%N)
-  python3 scripts/torch_attention.py "suites/$suite.json" --json "$out/results/torch-$suite.json" \
+  python3 scripts/torch_attention.py "$suite_file" --json "$out/results/torch-$suite.json" \
     > "$out/logs/torch-$suite.log" 2>&1
   say "torch-$suite: exit $?, $(elapsed "$t0") s wall"
   cat "$out/logs/torch-$suite.log" >> "$summary"

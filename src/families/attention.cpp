@@ -2,8 +2,8 @@
 // the layouts, grouping and masking of families/attention_shape.hpp; scale = 1 / sqrt(head_dim),
 // as the frameworks' scaled-dot-product attention defaults to. Q, K, V ~ N(0, 1).
 //
-// The reference is fp32 throughout (families/attention_reference.hpp: cuBLAS fp32 GEMMs and an
-// fp64-accumulated softmax). Tolerance, as the FlashAttention tests judge a fused kernel: its
+// The reference is fp32 (families/attention_reference.hpp: QKᵀ of the inputs as stored with fp32
+// accumulation, an fp64-accumulated softmax, P·V in pedantic fp32). Tolerance, as the FlashAttention tests judge a fused kernel: its
 // error against the fp32 reference may be at most twice that of an unfused computation in the
 // same dtype (the second baseline below, run once when the workload is prepared), plus the
 // family's small absolute slack (default_tolerance, or --atol); its row logsumexp, computed in

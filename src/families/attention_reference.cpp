@@ -21,24 +21,32 @@ cudaDataType_t cuda_type(const std::string& dtype) {
   return CUDA_R_32F;
 }
 
-// One batch of heads, unfused: S = Q·Kᵀ, the softmax over S in place, O = P·V. cuBLAS is
-// column-major: a row-major [rows x d] operand with row stride ld is its column-major transpose,
-// so S (row-major [seqlen_q x seqlen_kv]) is computed as Sᵀ = K·Qᵀ (K transposed, Qᵀ as stored)
-// and O (row-major, Q's row stride) as Oᵀ = Vᵀ·Pᵀ (both as stored).
-void unfused_batch(GpuContext& gpu, const AttentionShape& s, const HeadBatch& b, cudaDataType_t type,
-                   cublasComputeType_t compute, const void* q, const void* k, const void* v, void* scores,
-                   void* o, cudaDataType_t o_type, float* lse, CUfunction softmax, bool fp64_softmax) {
-  const int64_t eb = type == CUDA_R_32F ? 4 : 2, ob = o_type == CUDA_R_32F ? 4 : 2;
+// How one of the two GEMMs runs: operand and result types, and cuBLAS's compute type.
+struct GemmTypes {
+  cudaDataType_t in, out;
+  cublasComputeType_t compute;
+};
+
+int64_t type_bytes(cudaDataType_t t) { return t == CUDA_R_32F ? 4 : 2; }
+
+// One batch of heads, unfused: S = Q·Kᵀ (qk), the softmax over S in place, O = P·V (pv; P in
+// S's type). cuBLAS is column-major: a row-major [rows x d] operand with row stride ld is its
+// column-major transpose, so S (row-major [seqlen_q x seqlen_kv]) is computed as Sᵀ = K·Qᵀ (K
+// transposed, Qᵀ as stored) and O (row-major, Q's row stride) as Oᵀ = Vᵀ·Pᵀ (both as stored).
+void unfused_batch(GpuContext& gpu, const AttentionShape& s, const HeadBatch& b, GemmTypes qk, GemmTypes pv,
+                   const void* q, const void* k, const void* v, void* scores, void* o, float* lse, CUfunction softmax,
+                   bool fp64_softmax) {
   const int sq = static_cast<int>(s.seqlen_q), skv = static_cast<int>(s.seqlen_kv), d = static_cast<int>(s.head_dim);
   const int64_t rq = s.q_strides().row, rk = s.kv_strides().row;
   const float one = 1.0f, zero = 0.0f;
-  const auto* qp = static_cast<const char*>(q) + b.q_offset * eb;
-  const auto* kp = static_cast<const char*>(k) + b.kv_offset * eb;
-  const auto* vp = static_cast<const char*>(v) + b.kv_offset * eb;
-  auto* op = static_cast<char*>(o) + b.q_offset * ob;
-  KTUNE_CUBLAS(cublasGemmStridedBatchedEx(gpu.cublas(), CUBLAS_OP_T, CUBLAS_OP_N, skv, sq, d, &one, kp, type, rk,
-                                          b.kv_stride, qp, type, rq, b.q_stride, &zero, scores, type, skv,
-                                          int64_t{sq} * skv, static_cast<int>(b.count), compute, CUBLAS_GEMM_DEFAULT));
+  const auto* qp = static_cast<const char*>(q) + b.q_offset * type_bytes(qk.in);
+  const auto* kp = static_cast<const char*>(k) + b.kv_offset * type_bytes(qk.in);
+  const auto* vp = static_cast<const char*>(v) + b.kv_offset * type_bytes(pv.in);
+  auto* op = static_cast<char*>(o) + b.q_offset * type_bytes(pv.out);
+  KTUNE_CUBLAS(cublasGemmStridedBatchedEx(gpu.cublas(), CUBLAS_OP_T, CUBLAS_OP_N, skv, sq, d, &one, kp, qk.in, rk,
+                                          b.kv_stride, qp, qk.in, rq, b.q_stride, &zero, scores, qk.out, skv,
+                                          int64_t{sq} * skv, static_cast<int>(b.count), qk.compute,
+                                          CUBLAS_GEMM_DEFAULT));
   long long cols = skv, lse_offset = b.lse_offset, lse_stride = b.lse_stride;
   int seqlen_q = sq, causal = s.causal ? 1 : 0, diagonal = skv - sq;
   double scale64 = s.scale;
@@ -49,9 +57,9 @@ void unfused_batch(GpuContext& gpu, const AttentionShape& s, const HeadBatch& b,
   l.block[0] = 256;
   l.grid[0] = b.count * sq;
   gpu.launch(softmax, l, args);
-  KTUNE_CUBLAS(cublasGemmStridedBatchedEx(gpu.cublas(), CUBLAS_OP_N, CUBLAS_OP_N, d, sq, skv, &one, vp, type, rk,
-                                          b.kv_stride, scores, type, skv, int64_t{sq} * skv, &zero, op, o_type, rq,
-                                          b.q_stride, static_cast<int>(b.count), compute, CUBLAS_GEMM_DEFAULT));
+  KTUNE_CUBLAS(cublasGemmStridedBatchedEx(gpu.cublas(), CUBLAS_OP_N, CUBLAS_OP_N, d, sq, skv, &one, vp, pv.in, rk,
+                                          b.kv_stride, scores, qk.out, skv, int64_t{sq} * skv, &zero, op, pv.out, rq,
+                                          b.q_stride, static_cast<int>(b.count), pv.compute, CUBLAS_GEMM_DEFAULT));
 }
 
 }  // namespace
@@ -94,9 +102,11 @@ void attention_reference(GpuContext& gpu, const AttentionShape& s, const std::st
   if (s.seqlen_q * s.seqlen_kv * 4 > kScoreBudget)
     throw Error(fmt::format("the attention reference holds one head's fp32 scores ({} x {}): more than {} GiB",
                             s.seqlen_q, s.seqlen_kv, kScoreBudget >> 30));
-  cuda::DeviceBuffer qf(s.q_elements() * 4), kf(s.kv_elements() * 4), vf(s.kv_elements() * 4);
-  gpu.to_fp32(q, dtype, qf.as<float>(), s.q_elements());
-  gpu.to_fp32(k, dtype, kf.as<float>(), s.kv_elements());
+  // QKᵀ on the tensor cores from the inputs as stored: products of two fp16 (bf16) values are
+  // exact in fp32, and the fp32 sums over head_dim terms err by about 1e-6 of a score, far below
+  // any output's rounding; it costs a fraction of an fp32 GEMM, which the long sequences need
+  // (a 16384-token head is 69 GFLOP a GEMM). P·V, whose P is fp32, in pedantic fp32.
+  cuda::DeviceBuffer vf(s.kv_elements() * 4);
   gpu.to_fp32(v, dtype, vf.as<float>(), s.kv_elements());
   const int64_t per_batch = heads_within(s, 4, kScoreBudget);
   const std::vector<HeadBatch> batches = head_batches(s, per_batch);
@@ -105,8 +115,9 @@ void attention_reference(GpuContext& gpu, const AttentionShape& s, const std::st
   cuda::DeviceBuffer scores(most * s.seqlen_q * s.seqlen_kv * 4);
   CUfunction softmax = gpu.kernel("kernels/reference.cu", "ktune_ref_attention_softmax");
   for (const HeadBatch& b : batches)
-    unfused_batch(gpu, s, b, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC, qf.get(), kf.get(), vf.get(), scores.get(),
-                  o_ref, CUDA_R_32F, lse_ref, softmax, /*fp64_softmax=*/true);
+    unfused_batch(gpu, s, b, {cuda_type(dtype), CUDA_R_32F, CUBLAS_COMPUTE_32F},
+                  {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC}, q, k, vf.get(), scores.get(), o_ref, lse_ref,
+                  softmax, /*fp64_softmax=*/true);
   KTUNE_CUDA(cudaGetLastError());
   KTUNE_CUDA(cudaStreamSynchronize(gpu.stream()));
 }
@@ -126,8 +137,9 @@ int64_t UnfusedAttention::workspace_bytes(const AttentionShape& s, const std::st
 
 void UnfusedAttention::run(const void* q, const void* k, const void* v, void* o, float* lse) {
   for (const HeadBatch& b : batches_)
-    unfused_batch(gpu_, shape_, b, cuda_type(dtype_), CUBLAS_COMPUTE_32F, q, k, v, scores_.get(), o,
-                  cuda_type(dtype_), lse, softmax_, /*fp64_softmax=*/false);
+    unfused_batch(gpu_, shape_, b, {cuda_type(dtype_), cuda_type(dtype_), CUBLAS_COMPUTE_32F},
+                  {cuda_type(dtype_), cuda_type(dtype_), CUBLAS_COMPUTE_32F}, q, k, v, scores_.get(), o, lse, softmax_,
+                  /*fp64_softmax=*/false);
 }
 
 std::string UnfusedAttention::name() const {

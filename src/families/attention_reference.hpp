@@ -1,7 +1,8 @@
 // Attention computed the plain way, unfused: the scores S = Q·Kᵀ by cuBLAS into device memory, a
 // softmax kernel over S in place, then O = P·V by cuBLAS. Twice, for two jobs:
-//   attention_reference   in fp32 throughout (pedantic fp32 GEMMs, fp64 softmax sums): the
-//                         oracle every attention kernel is judged against;
+//   attention_reference   in fp32 (QKᵀ from the inputs as stored with fp32 accumulation, the
+//                         softmax with fp64 sums, P·V in pedantic fp32): the oracle every
+//                         attention kernel is judged against;
 //   UnfusedAttention      in the problem's dtype (tensor-core GEMMs with fp32 accumulation, an
 //                         fp32-math softmax, S and P stored in the dtype), as a framework's math
 //                         path computes it: a baseline, and the yardstick of the tolerance (a fused

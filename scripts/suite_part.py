@@ -1,0 +1,25 @@
+"""Writes the problems of a ktune suite whose `seqlen` lies in [--min, --max] as a suite of its own,
+so a suite too long for one device call (suites/attention.json: its 16384-token references alone
+take minutes) can be benched in parts, each part's results committed with its command.
+
+Usage: python3 scripts/suite_part.py SUITE.json OUT.json --name NAME [--min N] [--max N]
+"""
+import argparse
+import json
+
+parser = argparse.ArgumentParser()
+parser.add_argument("suite")
+parser.add_argument("out")
+parser.add_argument("--name", required=True)
+parser.add_argument("--min", type=int, default=0)
+parser.add_argument("--max", type=int, default=1 << 62)
+args = parser.parse_args()
+suite = json.load(open(args.suite))
+problems = [p for p in suite["problems"] if args.min <= p.get("seqlen", 0) <= args.max]
+part = {
+    "name": args.name,
+    "description": f"{suite['name']}'s problems with seqlen in [{args.min}, {args.max}] ({args.suite})",
+    "problems": problems,
+}
+json.dump(part, open(args.out, "w"), indent=1)
+print(f"{args.out}: {len(problems)} of {len(suite['problems'])} problems")
