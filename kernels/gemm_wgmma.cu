@@ -88,13 +88,9 @@
 #include <cuda_fp8.h>
 
 #include "hopper_async.cuh"
+#include "tma.cuh"
 #include "wgmma.cuh"
 #include "tile_order.cuh"
-
-// cuda.h's opaque tensor map, which NVRTC cannot include: 128 bytes, 64-byte aligned.
-struct alignas(64) CUtensorMap {
-  unsigned long long opaque[16];
-};
 
 namespace gemm_wgmma_detail {
 
@@ -139,51 +135,6 @@ template <> struct Out<float> {
 __host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
 __host__ __device__ constexpr int imin(int a, int b) { return a < b ? a : b; }
 
-// ---- TMA ----
-
-// One box of a 2-D tensor map at element coordinates (c0 inner, c1 outer) into shared memory;
-// completes `bar`'s transaction count by the box's full size (zero-filled parts included).
-__device__ __forceinline__ void tma_load_2d(unsigned dst, const CUtensorMap* map, unsigned bar,
-                                            int c0, int c1) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
-      "l"(reinterpret_cast<unsigned long long>(map)), "r"(bar), "r"(c0), "r"(c1)
-      : "memory");
-}
-
-// The same box into the same shared offset of every CTA in `mask`, completing the mbarrier at the
-// same offset in each of them.
-__device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const CUtensorMap* map,
-                                                      unsigned bar, int c0, int c1,
-                                                      unsigned short mask) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst),
-      "l"(reinterpret_cast<unsigned long long>(map)), "r"(bar), "r"(c0), "r"(c1), "h"(mask)
-      : "memory");
-}
-
-__device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
-  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(map))
-               : "memory");
-}
-
-// ---- TMA stores and the epilogue's synchronization ----
-
-// One box of shared memory (at `src`, laid out as the map's box and swizzle) to a 2-D tensor map
-// at element coordinates (c0 inner, c1 outer); the copy engine clips what lies past the edges.
-__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, unsigned src, int c0, int c1) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
-          reinterpret_cast<unsigned long long>(map)),
-      "r"(src), "r"(c0), "r"(c1)
-      : "memory");
-}
-// Barrier `id` (1..15; 0 is __syncthreads) over `threads` threads: one consumer warpgroup.
-__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
 // Four 8×8 16-bit matrices to shared memory: lanes 8i..8i+7 give the row addresses of matrix i,
 // and each thread's r[i] holds two adjacent elements of matrix i in the mma fragment layout
 // (row lane/4, columns 2*(lane%4) and +1), which is the wgmma accumulator's layout too.
@@ -209,6 +160,7 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
                  const float* __restrict__ scale_a, const float* __restrict__ scale_b,
                  float* __restrict__ partials, unsigned* __restrict__ arrivals) {
   using namespace gemm_wgmma_detail;
+  using namespace tma;
   constexpr Kind KIND = OperandKind<T>::value;
   constexpr int E = sizeof(T);
   constexpr int OE = sizeof(OutT);
