@@ -61,7 +61,7 @@ std::vector<SweepConfig> configs_for(const SuiteProblem& sp, const Suite& suite,
     const std::filesystem::path path = suite.base_dir / sp.config;
     if (!std::filesystem::exists(path))
       throw ConfigError(fmt::format("{}: config {}: no such file", describe(sp.problem), path.string()));
-    config = load_sweep_config(path, family.context_names(), family.placeholder_names());
+    config = load_family_config(family, path);
   } else {
     const std::string path = "configs/" + sp.config + ".json";
     if (!find_embedded(path))

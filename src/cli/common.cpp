@@ -117,13 +117,13 @@ std::filesystem::path cache_dir(const CommonFlags& f) {
 SweepConfig embedded_config(std::string_view path, const KernelFamily& family) {
   auto text = find_embedded(path);
   if (!text) throw Error(fmt::format("{} is not built into this ktune", path));
-  return parse_sweep_config(*text, std::string(path), family.context_names(), family.placeholder_names());
+  return parse_family_config(family, *text, std::string(path));
 }
 
 std::vector<SweepConfig> load_configs(const CommonFlags& f, const KernelFamily& family) {
   if (!f.config.empty()) {
     if (!std::filesystem::exists(f.config)) throw ConfigError(fmt::format("--config {}: no such file", f.config));
-    SweepConfig config = load_sweep_config(f.config, family.context_names(), family.placeholder_names());
+    SweepConfig config = load_family_config(family, f.config);
     if (config.family != family.name())
       throw ConfigError(fmt::format("{}: family '{}', but this command tunes '{}'", f.config, config.family,
                                     family.name()));

@@ -133,7 +133,7 @@ void setup_compile(CLI::App& app, int& exit_code) {
       nlohmann::json peek = nlohmann::json::parse(f.text, nullptr, false);
       const KernelFamily& family = find_family(peek.value("family", ""));
       configs.push_back(
-          parse_sweep_config(f.text, std::string(f.path), family.context_names(), family.placeholder_names()));
+          parse_family_config(family, f.text, std::string(f.path)));
     }
     exit_code = compile_configs(opts->flags, configs, std::nullopt);
   });

@@ -4,6 +4,7 @@
 // here, and one line in registry.cpp.
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "families/tolerance.hpp"
+#include "space/sweep_config.hpp"
 #include "store/results.hpp"
 #include "tune/guarded_buffers.hpp"
 #include "core/record.hpp"
@@ -107,6 +109,9 @@ class KernelFamily {
   virtual std::vector<std::string_view> default_configs() const = 0;
   virtual std::vector<std::string> context_names() const = 0;      // names expressions may use
   virtual std::vector<std::string> placeholder_names() const = 0;  // string {NAME}s in kernel_name
+  // Operands a sweep config may hand the kernel as TMA descriptors ("tensor_maps"); the
+  // workload's kernel_args encodes them. Most families pass pointers only.
+  virtual std::vector<std::string> tensor_map_operands() const { return {}; }
   // ConfigError on bad input. check_problem() (below) has already checked names, dtype and
   // option values; this checks what only the family knows (sizes, combinations).
   virtual void validate(const Problem&) const = 0;
@@ -120,6 +125,11 @@ class KernelFamily {
 
 const KernelFamily& find_family(std::string_view name);  // throws ConfigError naming the known ones
 std::vector<const KernelFamily*> all_families();
+
+// A sweep config read with the names `family` gives its expressions, kernel name and tensor maps
+// (space/sweep_config.hpp's parse_sweep_config and load_sweep_config).
+SweepConfig parse_family_config(const KernelFamily& family, std::string_view text, const std::string& origin);
+SweepConfig load_family_config(const KernelFamily& family, const std::filesystem::path& file);
 
 // Fills in the options a problem leaves out with its family's defaults, and the dimensions it
 // leaves out that default to another (gemm's N and K: M) with that one's value (ConfigError for

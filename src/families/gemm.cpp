@@ -313,6 +313,7 @@ class GemmFamily : public KernelFamily {
   std::vector<std::string> placeholder_names() const override {
     return {"ELEMENT", "OUT_ELEMENT", "A_ROW_MAJOR", "B_ROW_MAJOR"};
   }
+  std::vector<std::string> tensor_map_operands() const override { return {"A", "B", "C"}; }
 
   void validate(const Problem& p) const override {
     for (const char* d : {"M", "N", "K"}) {

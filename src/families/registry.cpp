@@ -30,6 +30,15 @@ const KernelFamily& find_family(std::string_view name) {
   throw ConfigError(fmt::format("unknown kernel family '{}' (known: {})", name, known));
 }
 
+SweepConfig parse_family_config(const KernelFamily& family, std::string_view text, const std::string& origin) {
+  return parse_sweep_config(text, origin, family.context_names(), family.placeholder_names(),
+                            family.tensor_map_operands());
+}
+
+SweepConfig load_family_config(const KernelFamily& family, const std::filesystem::path& file) {
+  return load_sweep_config(file, family.context_names(), family.placeholder_names(), family.tensor_map_operands());
+}
+
 ArchFacts arch_facts(const DeviceInfo& d) {
   return {d.cc_major * 10 + d.cc_minor, d.max_smem_per_block_optin, d.sm_count};
 }

@@ -5,6 +5,7 @@
 #include "space/sweep_config.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -213,11 +214,13 @@ class ConfigParser {
  public:
   ConfigParser(std::string_view text, const std::string& origin,
                const std::vector<std::string>& context_names,
-               const std::vector<std::string>& placeholder_names)
+               const std::vector<std::string>& placeholder_names,
+               const std::vector<std::string>& tensor_map_operands)
       : text_(text),
         origin_(origin),
         context_(context_names.begin(), context_names.end()),
-        placeholders_(placeholder_names.begin(), placeholder_names.end()) {}
+        placeholders_(placeholder_names.begin(), placeholder_names.end()),
+        tensor_map_operands_(tensor_map_operands) {}
 
   SweepConfig parse() {
     doc_ = parse_json();
@@ -494,8 +497,11 @@ class ConfigParser {
     Scope s = scope(c, derived_names_.size());
     for (const auto& [operand, spec] : maps.items()) {
       std::string pointer = pointer_child("/tensor_maps", operand);
-      if (operand != "A" && operand != "B" && operand != "C")
-        fail_key(pointer, fmt::format("tensor_maps: operand \"{}\" is not A, B or C", operand));
+      if (std::find(tensor_map_operands_.begin(), tensor_map_operands_.end(), operand) == tensor_map_operands_.end())
+        fail_key(pointer, tensor_map_operands_.empty()
+                              ? fmt::format("tensor_maps: this family's kernels take no tensor maps (\"{}\")", operand)
+                              : fmt::format("tensor_maps: operand \"{}\" is not one of {}", operand,
+                                            fmt::join(tensor_map_operands_, ", ")));
       get_typed(pointer, Json::value_t::object, "an object");
       check_keys(spec, pointer, {"box", "swizzle"}, {"box"});
       std::string box_pointer = pointer_child(pointer, "box");
@@ -633,6 +639,7 @@ class ConfigParser {
   std::string_view text_;
   const std::string& origin_;
   std::set<std::string> context_, placeholders_;
+  std::vector<std::string> tensor_map_operands_;
   Json doc_;
   std::optional<JsonPositions> positions_;
   std::vector<std::string> derived_names_;  // file order, known before their expressions are read
@@ -661,15 +668,18 @@ std::vector<Placeholder> find_placeholders(std::string_view tmpl) {
 
 SweepConfig parse_sweep_config(std::string_view text, const std::string& origin,
                                const std::vector<std::string>& context_names,
-                               const std::vector<std::string>& placeholder_names) {
-  SweepConfig config = ConfigParser(text, origin, context_names, placeholder_names).parse();
+                               const std::vector<std::string>& placeholder_names,
+                               const std::vector<std::string>& tensor_map_operands) {
+  SweepConfig config =
+      ConfigParser(text, origin, context_names, placeholder_names, tensor_map_operands).parse();
   config.text = std::string(text);
   return config;
 }
 
 SweepConfig load_sweep_config(const std::filesystem::path& file,
                               const std::vector<std::string>& context_names,
-                              const std::vector<std::string>& placeholder_names) {
+                              const std::vector<std::string>& placeholder_names,
+                              const std::vector<std::string>& tensor_map_operands) {
   std::ifstream in(file, std::ios::binary);
   if (!in)
     throw ConfigError(fmt::format("{}: cannot open: {}", file.string(), std::strerror(errno)));
@@ -678,7 +688,7 @@ SweepConfig load_sweep_config(const std::filesystem::path& file,
   if (in.bad())
     throw ConfigError(fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno)));
   SweepConfig config =
-      parse_sweep_config(text.str(), file.string(), context_names, placeholder_names);
+      parse_sweep_config(text.str(), file.string(), context_names, placeholder_names, tensor_map_operands);
   // Absolute, so that a bare "my_sweep.json" in the current directory still has a folder its
   // kernel is looked up in (its parent_path() is empty, which means "embedded").
   config.base_dir = std::filesystem::absolute(file).parent_path();

@@ -51,15 +51,20 @@ inline constexpr std::string_view known_dtypes[] = {"fp16", "bf16", "fp8", "fp32
 // Parses and checks a config. `origin` names the text in error messages (a path).
 // `context_names`: integer names the family and device provide to expressions (M, N, K,
 // elem_bytes, ...). `placeholder_names`: string placeholders the family substitutes into
-// kernel_name (ELEMENT, ...). Throws ConfigError("origin:line:col: ...") on any bad input.
+// kernel_name (ELEMENT, ...). `tensor_map_operands`: the operands the family's kernels may take as
+// TMA descriptors (gemm: A, B, C; attention: Q, K, V), the keys "tensor_maps" may use.
+// Throws ConfigError("origin:line:col: ...") on any bad input. families/family.hpp's
+// parse_family_config passes a family's three lists.
 SweepConfig parse_sweep_config(std::string_view text, const std::string& origin,
                                const std::vector<std::string>& context_names,
-                               const std::vector<std::string>& placeholder_names);
+                               const std::vector<std::string>& placeholder_names,
+                               const std::vector<std::string>& tensor_map_operands);
 
 // Reads `file`, then parse_sweep_config with the file's path as origin and its folder as base_dir.
 SweepConfig load_sweep_config(const std::filesystem::path& file,
                               const std::vector<std::string>& context_names,
-                              const std::vector<std::string>& placeholder_names);
+                              const std::vector<std::string>& placeholder_names,
+                              const std::vector<std::string>& tensor_map_operands);
 
 // One {NAME} in a kernel_name template; `offset` is the byte offset of the '{'.
 struct Placeholder {

@@ -54,8 +54,7 @@ SweepCheck check_default_sweeps(const std::string& family_name, const std::vecto
     std::vector<CandidateRecord> recs;
     std::vector<CompileRequest> requests;
     for (std::string_view path : family.default_configs()) {
-      SweepConfig config = parse_sweep_config(*find_embedded(path), std::string(path), family.context_names(),
-                                              family.placeholder_names());
+      SweepConfig config = parse_family_config(family, *find_embedded(path), std::string(path));
       if (config.min_arch > out.arch) continue;
       KernelSource source = resolve_kernel_source(config);
       std::vector<Candidate> valid = valid_candidates(config, family, p, arch_facts(device));

@@ -41,7 +41,7 @@ Problem bgd(int64_t rows, int64_t cols, const std::string& dtype, const std::str
 SweepConfig bgd_config() {
   const KernelFamily& family = find_family(kFamily);
   const std::string path = "configs/bias_gelu_dropout.json";
-  return parse_sweep_config(*find_embedded(path), path, family.context_names(), family.placeholder_names());
+  return parse_family_config(family, *find_embedded(path), path);
 }
 
 // The family's config with the vector widths it leaves out (VEC_BYTES 8, 4 and 2, which the

@@ -55,8 +55,7 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
   NvrtcCompiler compiler(dir);
   std::vector<std::pair<SweepConfig, KernelSource>> sweeps;
   for (std::string_view path : family.default_configs()) {
-    SweepConfig config = parse_sweep_config(*find_embedded(path), std::string(path), family.context_names(),
-                                            family.placeholder_names());
+    SweepConfig config = parse_family_config(family, *find_embedded(path), std::string(path));
     if (config.min_arch > arch_facts(device).arch) continue;
     KernelSource source = resolve_kernel_source(config);
     sweeps.emplace_back(std::move(config), std::move(source));

@@ -118,8 +118,7 @@ TEST(SoftmaxGpu, LongRowsWithMaskedStretchesMatchTheHostInEveryLongRowKernel) {
     KTUNE_CUDA(cudaMemset(counters.get(), 0, counters_n * sizeof(unsigned)));
     std::set<std::string> ran;
     for (std::string_view path : family.default_configs()) {
-      const SweepConfig config = parse_sweep_config(*find_embedded(path), std::string(path), family.context_names(),
-                                                    family.placeholder_names());
+      const SweepConfig config = parse_family_config(family, *find_embedded(path), std::string(path));
       if (config.min_arch > arch.arch) continue;
       const KernelSource source = resolve_kernel_source(config);
       const std::vector<Candidate> valid = valid_candidates(config, family, p, arch);

@@ -138,7 +138,7 @@ TEST(BiasGeluDropout, CostCountsXYAndOneReadOfBias) {
 TEST(BiasGeluDropout, ConfigTakesSixteenByteVectorsAndGathersTheBiasOnlyForRowsOfPartVectors) {
   const KernelFamily& f = find_family("bias_gelu_dropout");
   const std::string path = "configs/bias_gelu_dropout.json";
-  SweepConfig config = parse_sweep_config(*find_embedded(path), path, f.context_names(), f.placeholder_names());
+  SweepConfig config = parse_family_config(f, *find_embedded(path), path);
   struct Case {
     int64_t rows, cols;
     std::string dtype;

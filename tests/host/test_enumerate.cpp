@@ -35,7 +35,7 @@ const Bindings context = {{"M", 100}, {"N", 7}};
 const std::map<std::string, std::string> placeholders = {{"T", "float"}};
 
 SweepConfig parse(const std::string& text) {
-  return parse_sweep_config(text, "toy.json", {"M", "N"}, {"T"});
+  return parse_sweep_config(text, "toy.json", {"M", "N"}, {"T"}, {});
 }
 
 std::string edit(std::string text, const std::string& from, const std::string& to) {
@@ -228,7 +228,7 @@ std::vector<Candidate> enumerate_gemm(int64_t mnk, int64_t ld) {
   SweepConfig config = load_sweep_config(gemm_config,
                                          {"M", "N", "K", "elem_bytes", "a_row_major", "b_row_major",
                                           "lda", "ldb", "ldc", "arch", "max_smem", "sm_count"},
-                                         {"ELEMENT", "A_ROW_MAJOR", "B_ROW_MAJOR"});
+                                         {"ELEMENT", "A_ROW_MAJOR", "B_ROW_MAJOR"}, {"A", "B", "C"});
   Bindings ctx = {{"M", mnk},         {"N", mnk},         {"K", mnk},           {"elem_bytes", 2},
                   {"a_row_major", 1}, {"b_row_major", 1}, {"lda", ld},          {"ldb", ld},
                   {"ldc", ld},        {"arch", 90},       {"max_smem", 232448}, {"sm_count", 132}};

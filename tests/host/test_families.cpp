@@ -25,7 +25,7 @@ TEST(Families, EveryFamilyHasItsSchemaConfigsAndSubcommandNames) {
       auto text = find_embedded(path);
       ASSERT_TRUE(text) << path << " is not embedded";
       // Each default config parses with its family's names, and its own problems are the family's.
-      SweepConfig c = parse_sweep_config(*text, std::string(path), f->context_names(), f->placeholder_names());
+      SweepConfig c = parse_family_config(*f, *text, std::string(path));
       EXPECT_EQ(c.family, f->name());
       ConfigProblems made = config_problems(c, c.problems);
       EXPECT_FALSE(made.problems.empty()) << path;
@@ -46,10 +46,10 @@ TEST(Families, EveryFamilyHasItsSchemaConfigsAndSubcommandNames) {
 
 SweepConfig gemm_config(const std::string& lists) {
   const KernelFamily& gemm = find_family("gemm");
-  return parse_sweep_config(R"({"name": "t", "family": "gemm", "kernel": "k.cu", "kernel_name": "k<{X}>",
+  return parse_family_config(gemm, R"({"name": "t", "family": "gemm", "kernel": "k.cu", "kernel_name": "k<{X}>",
     "parameters": {"X": [1]}, "launch": {"grid": [1, 1, 1], "block": [32, 1, 1]},
     "problems": [{"M": 64, "N": 64, "K": 64}], )" + lists + "}",
-                            "t.json", gemm.context_names(), gemm.placeholder_names());
+                            "t.json");
 }
 
 TEST(Families, ConfigListsMultiplyOutAndWhatTheFamilyRefusesIsSkipped) {

@@ -126,8 +126,7 @@ TEST(GemmFamily, Fp8ToleranceIsLooserThanBf16) {
 // reason saying why, while fp16 still has candidates.
 TEST(GemmFamily, GemmMmaRulesOutFp8) {
   const KernelFamily& family = find_family("gemm");
-  const SweepConfig config = parse_sweep_config(*find_embedded("configs/gemm_mma.json"), "configs/gemm_mma.json",
-                                                family.context_names(), family.placeholder_names());
+  const SweepConfig config = parse_family_config(family, *find_embedded("configs/gemm_mma.json"), "configs/gemm_mma.json");
   const ArchFacts hopper = arch_facts_offline("sm_90a");
   auto count_valid = [&](const Problem& p) {
     size_t valid = 0;

@@ -52,7 +52,7 @@ const std::string toy = R"json({
 )json";
 
 SweepConfig parse(const std::string& text) {
-  return parse_sweep_config(text, "toy.json", context_names, placeholder_names);
+  return parse_sweep_config(text, "toy.json", context_names, placeholder_names, {});
 }
 
 // `text` with the first `from` replaced by `to`; fails the test if `from` is not there.
@@ -364,20 +364,20 @@ TEST(SweepConfig, LoadFromFile) {
   std::filesystem::create_directories(dir);
   std::filesystem::path file = dir / "toy.json";
   std::ofstream(file) << toy;
-  SweepConfig c = load_sweep_config(file, context_names, placeholder_names);
+  SweepConfig c = load_sweep_config(file, context_names, placeholder_names, {});
   EXPECT_EQ(c.base_dir, dir);
   EXPECT_EQ(c.parameters.size(), 3u);
 
   std::ofstream(file) << edit(toy, "\"bf16\"]", "\"fp4\"]");
   try {
-    load_sweep_config(file, context_names, placeholder_names);
+    load_sweep_config(file, context_names, placeholder_names, {});
     ADD_FAILURE() << "accepted";
   } catch (const ConfigError& e) {
     EXPECT_EQ(std::string(e.what()).rfind(file.string() + ":", 0), 0u) << e.what();
   }
   std::filesystem::remove_all(dir);
   try {
-    load_sweep_config(file, context_names, placeholder_names);
+    load_sweep_config(file, context_names, placeholder_names, {});
     ADD_FAILURE() << "accepted a missing file";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find(file.string() + ": cannot open"), std::string::npos)
@@ -392,7 +392,7 @@ TEST(SweepConfig, GemmMmaConfigLoads) {
   SweepConfig c = load_sweep_config(file,
                                     {"M", "N", "K", "elem_bytes", "a_row_major", "b_row_major",
                                      "lda", "ldb", "ldc", "arch", "max_smem", "sm_count"},
-                                    {"ELEMENT", "A_ROW_MAJOR", "B_ROW_MAJOR"});
+                                    {"ELEMENT", "A_ROW_MAJOR", "B_ROW_MAJOR"}, {"A", "B", "C"});
   EXPECT_EQ(c.name, "gemm_mma");
   EXPECT_EQ(c.family, "gemm");
   EXPECT_FALSE(c.parameters.empty());
