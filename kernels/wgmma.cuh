@@ -57,6 +57,14 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
   KTUNE_WGMMA_D64                                                                   \
   ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, "   \
   "%47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define KTUNE_WGMMA_D176                                                               \
+  KTUNE_WGMMA_D128                                                                     \
+  ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79"   \
+  ", %80, %81, %82, %83, %84, %85, %86, %87"
+#define KTUNE_WGMMA_D192                                                               \
+  KTUNE_WGMMA_D128                                                                     \
+  ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79"   \
+  ", %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
 #define KTUNE_WGMMA_D256                                                            \
   KTUNE_WGMMA_D128                                                                  \
   ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, "   \
@@ -71,50 +79,53 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
   KTUNE_WGMMA_ACC8(i), KTUNE_WGMMA_ACC8((i) + 8), KTUNE_WGMMA_ACC8((i) + 16), \
       KTUNE_WGMMA_ACC8((i) + 24)
 #define KTUNE_WGMMA_ACC64 KTUNE_WGMMA_ACC32(0), KTUNE_WGMMA_ACC32(32)
+#define KTUNE_WGMMA_ACC88 KTUNE_WGMMA_ACC64, KTUNE_WGMMA_ACC8(64), KTUNE_WGMMA_ACC8(72), KTUNE_WGMMA_ACC8(80)
+#define KTUNE_WGMMA_ACC96 KTUNE_WGMMA_ACC64, KTUNE_WGMMA_ACC32(64)
 #define KTUNE_WGMMA_ACC128 KTUNE_WGMMA_ACC64, KTUNE_WGMMA_ACC32(64), KTUNE_WGMMA_ACC32(96)
-// One wgmma, D += A·B with scale-d = 1 (the accumulators start at zero) and no negation; the
-// 16-bit form also takes the transpose bits of M/N-major operands (tf32 and e4m3 have none).
-#define KTUNE_WGMMA_TRANSPOSING(N, KDIM, TYPES, DREGS, OPERANDS, ACC)                          \
+// One wgmma, D = A·B + (SCALE_D ? D : 0) with no negation: scale-d 0 starts a sum without zeroing
+// the accumulators first. The 16-bit form also takes the transpose bits of M/N-major operands
+// (tf32 and e4m3 have none; their transpose operands go unused).
+#define KTUNE_WGMMA_FORM(N, KDIM, TYPES, DREGS, OPERANDS, ACC)                                   \
   asm volatile("wgmma.mma_async.sync.aligned.m64n" #N "k" #KDIM ".f32" TYPES " {" DREGS "}, " \
                OPERANDS ";\n"                                                                 \
                : ACC                                                                          \
-               : "l"(desc_a), "l"(desc_b), "n"(TRANS_A), "n"(TRANS_B)                         \
+               : "l"(desc_a), "l"(desc_b), "n"(SCALE_D), "n"(TRANS_A), "n"(TRANS_B)           \
                : "memory")
-#define KTUNE_WGMMA_K_MAJOR(N, KDIM, TYPES, DREGS, OPERANDS, ACC)                              \
-  asm volatile("wgmma.mma_async.sync.aligned.m64n" #N "k" #KDIM ".f32" TYPES " {" DREGS "}, " \
-               OPERANDS ";\n"                                                                 \
-               : ACC                                                                          \
-               : "l"(desc_a), "l"(desc_b)                                                     \
-               : "memory")
-// The three N a kernel uses; the operand numbers follow the N/2 accumulator registers.
-#define KTUNE_WGMMA_EACH_N(FORM, KDIM, TYPES, SCALES)                                            \
+// The N the kernels use (176 and 192: attention's key blocks); the operand numbers follow the N/2
+// accumulator registers.
+#define KTUNE_WGMMA_EACH_N(KDIM, TYPES, SCALES)                                            \
   {                                                                                            \
     if constexpr (N == 64)                                                                     \
-      FORM(64, KDIM, TYPES, KTUNE_WGMMA_D64, "%32, %33, " SCALES(34, 35), KTUNE_WGMMA_ACC32(0)); \
+      KTUNE_WGMMA_FORM(64, KDIM, TYPES, KTUNE_WGMMA_D64, "%32, %33, " SCALES(34, 35, 36), KTUNE_WGMMA_ACC32(0)); \
     else if constexpr (N == 128)                                                               \
-      FORM(128, KDIM, TYPES, KTUNE_WGMMA_D128, "%64, %65, " SCALES(66, 67), KTUNE_WGMMA_ACC64);  \
+      KTUNE_WGMMA_FORM(128, KDIM, TYPES, KTUNE_WGMMA_D128, "%64, %65, " SCALES(66, 67, 68), KTUNE_WGMMA_ACC64);  \
+    else if constexpr (N == 176)                                                               \
+      KTUNE_WGMMA_FORM(176, KDIM, TYPES, KTUNE_WGMMA_D176, "%88, %89, " SCALES(90, 91, 92), KTUNE_WGMMA_ACC88);  \
+    else if constexpr (N == 192)                                                               \
+      KTUNE_WGMMA_FORM(192, KDIM, TYPES, KTUNE_WGMMA_D192, "%96, %97, " SCALES(98, 99, 100), KTUNE_WGMMA_ACC96); \
     else                                                                                       \
-      FORM(256, KDIM, TYPES, KTUNE_WGMMA_D256, "%128, %129, " SCALES(130, 131),                \
+      KTUNE_WGMMA_FORM(256, KDIM, TYPES, KTUNE_WGMMA_D256, "%128, %129, " SCALES(130, 131, 132),  \
            KTUNE_WGMMA_ACC128);                                                                \
   }
-#define KTUNE_WGMMA_SCALES_TRANSPOSES(TA, TB) "1, 1, 1, %" #TA ", %" #TB
-#define KTUNE_WGMMA_SCALES(TA, TB) "1, 1, 1"
+#define KTUNE_WGMMA_SCALES_TRANSPOSES(SD, TA, TB) "%" #SD ", 1, 1, %" #TA ", %" #TB
+#define KTUNE_WGMMA_SCALES(SD, TA, TB) "%" #SD ", 1, 1"
 
-// One m64nNk(32 bytes) wgmma of the warpgroup: d (N/2 fp32 per thread) += A(64×k)·B(k×N).
-template <Kind KIND, int N, int TRANS_A, int TRANS_B>
+// One m64nNk(32 bytes) wgmma of the warpgroup: d (N/2 fp32 per thread) += A(64×k)·B(k×N), or
+// d = A·B with SCALE_D 0.
+template <Kind KIND, int N, int TRANS_A, int TRANS_B, int SCALE_D = 1>
 __device__ __forceinline__ void wgmma(float (&d)[N / 2], unsigned long long desc_a,
                                       unsigned long long desc_b) {
-  static_assert(N == 64 || N == 128 || N == 256, "wgmma N: 64, 128 or 256");
+  static_assert(N == 64 || N == 128 || N == 176 || N == 192 || N == 256, "wgmma N: 64, 128, 176, 192 or 256");
   static_assert(KIND == Kind::f16 || KIND == Kind::bf16 || (TRANS_A == 0 && TRANS_B == 0),
                 "tf32 and e4m3 wgmma read K-major operands only");
   if constexpr (KIND == Kind::f16)
-    KTUNE_WGMMA_EACH_N(KTUNE_WGMMA_TRANSPOSING, 16, ".f16.f16", KTUNE_WGMMA_SCALES_TRANSPOSES)
+    KTUNE_WGMMA_EACH_N(16, ".f16.f16", KTUNE_WGMMA_SCALES_TRANSPOSES)
   else if constexpr (KIND == Kind::bf16)
-    KTUNE_WGMMA_EACH_N(KTUNE_WGMMA_TRANSPOSING, 16, ".bf16.bf16", KTUNE_WGMMA_SCALES_TRANSPOSES)
+    KTUNE_WGMMA_EACH_N(16, ".bf16.bf16", KTUNE_WGMMA_SCALES_TRANSPOSES)
   else if constexpr (KIND == Kind::tf32)
-    KTUNE_WGMMA_EACH_N(KTUNE_WGMMA_K_MAJOR, 8, ".tf32.tf32", KTUNE_WGMMA_SCALES)
+    KTUNE_WGMMA_EACH_N(8, ".tf32.tf32", KTUNE_WGMMA_SCALES)
   else
-    KTUNE_WGMMA_EACH_N(KTUNE_WGMMA_K_MAJOR, 32, ".e4m3.e4m3", KTUNE_WGMMA_SCALES)
+    KTUNE_WGMMA_EACH_N(32, ".e4m3.e4m3", KTUNE_WGMMA_SCALES)
 }
 
 // One m64nNk16 wgmma with A from registers (16-bit types): d (N/2 fp32 per thread) +=
@@ -152,13 +163,16 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[N / 2], const unsigned (&a)[
 #undef KTUNE_WGMMA_SCALES
 #undef KTUNE_WGMMA_SCALES_TRANSPOSES
 #undef KTUNE_WGMMA_EACH_N
-#undef KTUNE_WGMMA_K_MAJOR
-#undef KTUNE_WGMMA_TRANSPOSING
+#undef KTUNE_WGMMA_FORM
 #undef KTUNE_WGMMA_ACC128
+#undef KTUNE_WGMMA_ACC96
+#undef KTUNE_WGMMA_ACC88
 #undef KTUNE_WGMMA_ACC64
 #undef KTUNE_WGMMA_ACC32
 #undef KTUNE_WGMMA_ACC8
 #undef KTUNE_WGMMA_D256
+#undef KTUNE_WGMMA_D192
+#undef KTUNE_WGMMA_D176
 #undef KTUNE_WGMMA_D128
 #undef KTUNE_WGMMA_D64
 
