@@ -14,7 +14,9 @@
 // then the unfused cuBLAS + softmax attention, timed beside it.
 //
 // Kernel arguments: const T* Q, const T* K, const T* V, T* O, float* LSE, int heads,
-// int kv_heads, int seqlen_q, int seqlen_kv, float scale_log2 (the scale times log2(e)).
+// int kv_heads, int seqlen_q, int seqlen_kv, float scale_log2 (the scale times log2(e)); Q, K
+// and V are replaced by their TMA descriptors (4-D, one head of one batch a box) where the config
+// names them in "tensor_maps".
 #include <fmt/format.h>
 
 #include <cmath>
@@ -24,6 +26,7 @@
 #include "cuda/check.hpp"
 #include "cuda/cudnn.hpp"
 #include "cuda/cudnn_sdpa.hpp"
+#include "cuda/driver.hpp"
 #include "families/attention_reference.hpp"
 #include "families/attention_shape.hpp"
 #include "families/elementwise.hpp"
@@ -113,13 +116,23 @@ class AttentionWorkload : public Workload {
   }
 
   std::vector<void*> kernel_args(const std::vector<TensorMapSpec>& tensor_maps) override {
-    if (!tensor_maps.empty()) throw Error("the attention kernels take no tensor maps");
     heads_ = static_cast<int>(shape_.heads);
     kv_heads_ = static_cast<int>(shape_.kv_heads);
     seqlen_q_ = static_cast<int>(shape_.seqlen_q);
     seqlen_kv_ = static_cast<int>(shape_.seqlen_kv);
     scale_log2_ = static_cast<float>(shape_.scale * 1.4426950408889634);
-    return {&q_, &k_, &v_, &o_, &lse_, &heads_, &kv_heads_, &seqlen_q_, &seqlen_kv_, &scale_log2_};
+    std::vector<void*> args = {&q_, &k_, &v_, &o_, &lse_, &heads_, &kv_heads_, &seqlen_q_, &seqlen_kv_, &scale_log2_};
+    maps_.assign(tensor_maps.size(), CUtensorMap{});
+    for (size_t i = 0; i < tensor_maps.size(); ++i) {
+      const TensorMapSpec& t = tensor_maps[i];
+      const int slot = t.operand == "Q" ? 0 : t.operand == "K" ? 1 : t.operand == "V" ? 2 : -1;
+      if (slot < 0) throw Error("attention has no operand " + t.operand + " to pass as a tensor map");
+      const bool q = slot == 0;
+      encode(maps_[i], t, slot == 0 ? q_ : slot == 1 ? k_ : v_, q ? shape_.heads : shape_.kv_heads,
+             q ? shape_.seqlen_q : shape_.seqlen_kv);
+      args[slot] = &maps_[i];
+    }
+    return args;
   }
 
   // O by the widened tolerance (tolerance() below); the logsumexp by its own bound, the same rule
@@ -165,6 +178,30 @@ class AttentionWorkload : public Workload {
   float *lse_ = nullptr, *ref_o_ = nullptr, *ref_lse_ = nullptr;
   int heads_ = 0, kv_heads_ = 0, seqlen_q_ = 0, seqlen_kv_ = 0;
   float scale_log2_ = 0;
+  std::vector<CUtensorMap> maps_;
+
+  // One of Q, K, V (`heads` heads of `seqlen` rows) as a 4-D tensor map, innermost first:
+  // (head_dim, seqlen, heads, batch) for bhsd, (head_dim, heads, seqlen, batch) for bshd. The box
+  // (t.box: elements of a row, rows) spans one head of one batch, so a tile's rows past the
+  // sequence are zero-filled, never the next head's.
+  void encode(CUtensorMap& map, const TensorMapSpec& t, void* base, int64_t heads, int64_t seqlen) const {
+    const auto eb = static_cast<cuuint64_t>(element_bytes(dtype_));
+    const auto d = static_cast<cuuint64_t>(shape_.head_dim), h = static_cast<cuuint64_t>(heads),
+               sq = static_cast<cuuint64_t>(seqlen), b = static_cast<cuuint64_t>(shape_.batch);
+    const auto box_cols = static_cast<cuuint32_t>(t.box[0]), box_rows = static_cast<cuuint32_t>(t.box[1]);
+    const cuuint64_t dims[4] = {d, shape_.bshd ? h : sq, shape_.bshd ? sq : h, b};
+    const cuuint64_t strides[3] = {d * eb, d * eb * dims[1], d * eb * dims[1] * dims[2]};
+    const cuuint32_t box[4] = {box_cols, shape_.bshd ? 1u : box_rows, shape_.bshd ? box_rows : 1u, 1u};
+    const cuuint32_t element_strides[4] = {1, 1, 1, 1};
+    const CUtensorMapSwizzle swizzle = t.swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                                       : t.swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                       : t.swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                         : CU_TENSOR_MAP_SWIZZLE_NONE;
+    KTUNE_CU(cuda::driver().tensor_map_encode_tiled(
+        &map, dtype_ == "bf16" ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4, base, dims,
+        strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  }
 };
 
 class AttentionFamily : public KernelFamily {
@@ -197,6 +234,7 @@ class AttentionFamily : public KernelFamily {
     return names;
   }
   std::vector<std::string> placeholder_names() const override { return {"ELEMENT", "HEAD_DIM", "CAUSAL", "BSHD"}; }
+  std::vector<std::string> tensor_map_operands() const override { return {"Q", "K", "V"}; }
   void validate(const Problem& p) const override {
     const AttentionShape s = shape_of(p);
     const int64_t d = s.head_dim;
