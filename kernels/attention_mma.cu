@@ -10,13 +10,28 @@
 // [batch, heads, seqlen_q] fp32. CAUSAL masks are bottom-right aligned: query i sees keys
 // j <= i + seqlen_kv - seqlen_q; a row that sees no key gets O = 0 and LSE = -inf.
 //
-// Launch: grid (cdiv(seqlen_q, BLOCK_M), heads, batch), WARPS * 32 threads, and
+// Launch: grid (cdiv(seqlen_q * group, BLOCK_M) * SPLITS, heads / group, batch) with group =
+// heads / kv_heads if PACK_GQA else 1, WARPS * 32 threads, and
 // (BLOCK_M + 4 * BLOCK_N) * HEAD_DIM * sizeof(T) bytes of dynamic shared memory. Pointers 16-byte
 // aligned. Any seqlen_q, seqlen_kv >= 1.
 //
 // Arguments: const T* q, const T* k, const T* v, T* o, float* lse, int heads, int kv_heads,
 // int seqlen_q, int seqlen_kv, float scale_log2 (the softmax scale times log2(e): folded into
-// the scores once, so every exponential is one exp2).
+// the scores once, so every exponential is one exp2), float* partials and unsigned* arrivals
+// (split-KV's workspace: batch * heads * seqlen_q * SPLITS * (HEAD_DIM + 1) floats, and one
+// counter per query tile, zero at launch and left zero).
+//
+// Split KV (SPLITS > 1: decoding, a few query rows over a long sequence, where one block per
+// query tile leaves most of the GPU idle): SPLITS blocks share a query tile, each taking a
+// contiguous run of its key blocks and writing its normalized O and logsumexp to the workspace;
+// the last of them to finish (an arrival counter) combines the partial results, weighting each
+// by exp(its LSE - the rows' LSE).
+//
+// Packed groups (PACK_GQA = 1, grouped-query attention): a block's rows are the (query row, head)
+// pairs of every query head that shares one K/V head, row-major (packed row i is query row
+// i / group of the group's head i % group), so K and V stream from memory once per group rather
+// than once per query head. Decoding with grouped heads is bound by those reads: unpacked, the
+// group's heads re-read the same K/V from L2 at four to eight times the DRAM traffic.
 //
 // Design. A block owns BLOCK_M query rows of one head; each warp 16 · M_TILES of them, with
 // their O accumulators and running max and sum in registers (the online softmax). K and V tiles
@@ -44,10 +59,10 @@ __device__ __forceinline__ unsigned swizzled(int row, int chunk) {
   return static_cast<unsigned>((row * CPR + (chunk ^ (row & 7))) * 16);
 }
 
-// Copies rows [0, ROWS) of a tile (HEAD_DIM elements a row, `row_stride` apart in global
+// Copies rows [0, ROWS) of a tile (HEAD_DIM elements a row; row r starts at row_ptr(r) in global
 // memory) into shared memory at `dst`; rows at or past `valid_rows` are zero-filled.
-template <typename T, int ROWS, int HEAD_DIM, int THREADS>
-__device__ __forceinline__ void load_tile(unsigned dst, const T* src, long long row_stride, int valid_rows) {
+template <typename T, int ROWS, int HEAD_DIM, int THREADS, typename RowPtr>
+__device__ __forceinline__ void load_rows(unsigned dst, RowPtr row_ptr, int valid_rows) {
   constexpr int CPR = HEAD_DIM * sizeof(T) / 16;
   constexpr int CHUNKS = ROWS * CPR;
 #pragma unroll
@@ -56,19 +71,27 @@ __device__ __forceinline__ void load_tile(unsigned dst, const T* src, long long 
     if (CHUNKS % THREADS == 0 || i < CHUNKS) {
       const int row = i / CPR, chunk = i % CPR;
       const bool valid = row < valid_rows;
-      const T* p = src + (valid ? row : 0) * row_stride + chunk * (16 / sizeof(T));
+      const T* p = row_ptr(valid ? row : 0) + chunk * (16 / sizeof(T));
       cp_async_16(dst + swizzled<CPR>(row, chunk), p, valid ? 16 : 0);
     }
   }
 }
 
+// load_rows of evenly spaced rows, `row_stride` elements apart from `src`.
+template <typename T, int ROWS, int HEAD_DIM, int THREADS>
+__device__ __forceinline__ void load_tile(unsigned dst, const T* src, long long row_stride, int valid_rows) {
+  load_rows<T, ROWS, HEAD_DIM, THREADS>(dst, [&](int r) { return src + r * row_stride; }, valid_rows);
+}
+
 }  // namespace attention_mma_detail
 
-template <typename T, int HEAD_DIM, int BLOCK_M, int BLOCK_N, int WARPS, int CAUSAL, int BSHD>
+template <typename T, int HEAD_DIM, int BLOCK_M, int BLOCK_N, int WARPS, int SPLITS, int PACK_GQA, int CAUSAL,
+          int BSHD>
 __global__ void __launch_bounds__(WARPS * 32)
     ktune_attention_mma(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
                         T* __restrict__ o, float* __restrict__ lse, int heads, int kv_heads, int seqlen_q,
-                        int seqlen_kv, float scale_log2) {
+                        int seqlen_kv, float scale_log2, float* __restrict__ partials,
+                        unsigned* __restrict__ arrivals) {
   using namespace attention_mma_detail;
   constexpr int THREADS = WARPS * 32;
   constexpr int M_TILES = BLOCK_M / (16 * WARPS);  // 16-row mma tiles per warp
@@ -86,29 +109,41 @@ __global__ void __launch_bounds__(WARPS * 32)
   const unsigned v_smem = k_smem + 2 * TILE_N_BYTES;                 // two stages
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int m_block = gridDim.x - 1 - blockIdx.x;  // the longest causal rows first
-  const int head = blockIdx.y, batch = blockIdx.z;
-  const int kv_head = head / (heads / kv_heads);
-  const int m0 = m_block * BLOCK_M;
+  const int m_blocks = gridDim.x / SPLITS;
+  const int m_block = m_blocks - 1 - blockIdx.x / SPLITS;  // the longest causal rows first
+  const int split = blockIdx.x % SPLITS;
+  const int batch = blockIdx.z;
+  // Packed rows: the block's query head (or, packed, its K/V head's group of them) and row index.
+  const int group = PACK_GQA ? heads / kv_heads : 1;
+  const int packed_rows = seqlen_q * group;
+  const int kv_head = PACK_GQA ? blockIdx.y : blockIdx.y / (heads / kv_heads);
+  const auto head_of = [&](int i) { return PACK_GQA ? blockIdx.y * group + i % group : blockIdx.y; };
+  const auto row_of = [&](int i) { return PACK_GQA ? i / group : i; };
+  const int m0 = m_block * BLOCK_M;  // packed rows
 
   const Strides qs = strides<BSHD, HEAD_DIM>(heads, seqlen_q), kvs = strides<BSHD, HEAD_DIM>(kv_heads, seqlen_kv);
   const long long q_row = qs.row, kv_row = kvs.row;
-  const long long q_offset = batch * qs.batch + head * qs.head + m0 * q_row;
+  const auto q_at = [&](int i) { return batch * qs.batch + head_of(i) * qs.head + row_of(i) * q_row; };
   const long long kv_offset = batch * kvs.batch + kv_head * kvs.head;
   const T* k_base = k + kv_offset;
   const T* v_base = v + kv_offset;
 
   // Key blocks this tile sees, and how many of them no row of the tile masks.
   const int diagonal = seqlen_kv - seqlen_q;  // query i sees keys <= i + diagonal
-  const int n_end = CAUSAL ? min(seqlen_kv, m0 + BLOCK_M + diagonal) : seqlen_kv;
+  const int n_end = CAUSAL ? min(seqlen_kv, row_of(m0 + BLOCK_M - 1) + 1 + diagonal) : seqlen_kv;
   const int n_blocks = n_end > 0 ? cdiv(n_end, BLOCK_N) : 0;
   int n_unmasked = min(n_blocks, seqlen_kv / BLOCK_N);
-  if (CAUSAL) n_unmasked = min(n_unmasked, max(0, m0 + diagonal + 1) / BLOCK_N);
+  if (CAUSAL) n_unmasked = min(n_unmasked, max(0, row_of(m0) + diagonal + 1) / BLOCK_N);
+  // This block's run of them: [n_begin, n_stop).
+  const int per_split = cdiv(n_blocks, SPLITS);
+  const int n_begin = min(n_blocks, split * per_split), n_stop = min(n_blocks, n_begin + per_split);
 
-  load_tile<T, BLOCK_M, HEAD_DIM, THREADS>(q_smem, q + q_offset, q_row, seqlen_q - m0);
-  if (n_blocks > 0) {
-    load_tile<T, BLOCK_N, HEAD_DIM, THREADS>(k_smem, k_base, kv_row, seqlen_kv);
-    load_tile<T, BLOCK_N, HEAD_DIM, THREADS>(v_smem, v_base, kv_row, seqlen_kv);
+  load_rows<T, BLOCK_M, HEAD_DIM, THREADS>(q_smem, [&](int r) { return q + q_at(m0 + r); }, packed_rows - m0);
+  if (n_begin < n_stop) {
+    const int first = n_begin * BLOCK_N;
+    const unsigned stage = (n_begin & 1) * TILE_N_BYTES;
+    load_tile<T, BLOCK_N, HEAD_DIM, THREADS>(k_smem + stage, k_base + first * kv_row, kv_row, seqlen_kv - first);
+    load_tile<T, BLOCK_N, HEAD_DIM, THREADS>(v_smem + stage, v_base + first * kv_row, kv_row, seqlen_kv - first);
   }
   cp_async_commit();
 
@@ -131,7 +166,7 @@ __global__ void __launch_bounds__(WARPS * 32)
   auto step = [&](int n_block, auto masked) {
     const int stage = n_block & 1;
     // The next key block's tiles go into the other stage, which the previous step finished with.
-    if (n_block + 1 < n_blocks) {
+    if (n_block + 1 < n_stop) {
       const int next = (n_block + 1) * BLOCK_N;
       load_tile<T, BLOCK_N, HEAD_DIM, THREADS>(k_smem + (stage ^ 1) * TILE_N_BYTES, k_base + next * kv_row, kv_row,
                                                seqlen_kv - next);
@@ -175,7 +210,7 @@ __global__ void __launch_bounds__(WARPS * 32)
     for (int mt = 0; mt < M_TILES; ++mt) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int row = m0 + warp_row + mt * 16 + lane / 4 + h * 8;
+        const int row = row_of(m0 + warp_row + mt * 16 + lane / 4 + h * 8);
         float block_max = neg_inf();
 #pragma unroll
         for (int nt = 0; nt < N_TILES; ++nt)
@@ -236,13 +271,16 @@ __global__ void __launch_bounds__(WARPS * 32)
     __syncthreads();  // this stage is refilled by the step after next's prefetch
   };
 
-  int n_block = 0;
-  for (; n_block < n_unmasked; ++n_block) step(n_block, Flag<false>{});
-  for (; n_block < n_blocks; ++n_block) step(n_block, Flag<true>{});
+  int n_block = n_begin;
+  for (; n_block < min(n_unmasked, n_stop); ++n_block) step(n_block, Flag<false>{});
+  for (; n_block < n_stop; ++n_block) step(n_block, Flag<true>{});
   cp_async_wait<0>();  // nothing may still be landing in shared memory when the block exits
 
-  // Epilogue: the full row sums (over the quad), O / sum, and the row LSE.
-  T* o_base = o + q_offset;
+  // Epilogue: the full row sums (over the quad), O / sum, and the row LSE; with SPLITS > 1 into
+  // this split's slot of the workspace, and the last split to finish combines them.
+  const auto lse_at = [&](int i) { return ((long long)batch * heads + head_of(i)) * seqlen_q + row_of(i); };
+  // Split slots by packed row: as many as LSE has rows.
+  const long long first_slot = ((long long)batch * gridDim.y + blockIdx.y) * packed_rows + m0;
 #pragma unroll
   for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
@@ -252,12 +290,64 @@ __global__ void __launch_bounds__(WARPS * 32)
       sum += __shfl_xor_sync(0xffffffffu, sum, 2);
       const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
       const int local = warp_row + mt * 16 + lane / 4 + h * 8;
-      if (m0 + local >= seqlen_q) continue;
-      T* out = o_base + local * q_row + (lane % 4) * 2;
+      if (m0 + local >= packed_rows) continue;
+      if constexpr (SPLITS == 1) {
+        T* out = o + q_at(m0 + local) + (lane % 4) * 2;
 #pragma unroll
-      for (int dt = 0; dt < D_TILES; ++dt)
-        *reinterpret_cast<unsigned*>(out + dt * 8) =
-            pack2<T>(acc_o[mt][dt][h * 2] * inv, acc_o[mt][dt][h * 2 + 1] * inv);
-      if (lane % 4 == 0) lse[((long long)batch * heads + head) * seqlen_q + m0 + local] = row_lse(row_max[mt][h], sum);
+        for (int dt = 0; dt < D_TILES; ++dt)
+          *reinterpret_cast<unsigned*>(out + dt * 8) =
+              pack2<T>(acc_o[mt][dt][h * 2] * inv, acc_o[mt][dt][h * 2 + 1] * inv);
+        if (lane % 4 == 0) lse[lse_at(m0 + local)] = row_lse(row_max[mt][h], sum);
+      } else {
+        float* part = partials + ((first_slot + local) * SPLITS + split) * (HEAD_DIM + 1);
+#pragma unroll
+        for (int dt = 0; dt < D_TILES; ++dt) {
+          part[dt * 8 + (lane % 4) * 2] = acc_o[mt][dt][h * 2] * inv;
+          part[dt * 8 + (lane % 4) * 2 + 1] = acc_o[mt][dt][h * 2 + 1] * inv;
+        }
+        if (lane % 4 == 0) part[HEAD_DIM] = row_lse(row_max[mt][h], sum);
+      }
     }
+  if constexpr (SPLITS > 1) {
+    // The last split of this query tile to arrive combines (the fence publishes this block's
+    // partials before its arrival; the counter goes back to zero for the next launch).
+    __shared__ unsigned last;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      unsigned* counter = arrivals + ((long long)batch * gridDim.y + blockIdx.y) * m_blocks + m_block;
+      last = atomicAdd(counter, 1u) == SPLITS - 1;
+      if (last) *counter = 0;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    const int rows = min(BLOCK_M, packed_rows - m0);
+    // A warp a row, two columns a lane: weights exp(lse_s - lse), lse = log sum_s exp(lse_s).
+    for (int r = warp; r < rows; r += WARPS) {
+      const float* part = partials + (first_slot + r) * SPLITS * (HEAD_DIM + 1);
+      float top = neg_inf();
+#pragma unroll
+      for (int sp = 0; sp < SPLITS; ++sp) top = fmaxf(top, __ldcg(part + sp * (HEAD_DIM + 1) + HEAD_DIM));
+      float weight[SPLITS], total = 0.0f;
+#pragma unroll
+      for (int sp = 0; sp < SPLITS; ++sp) {
+        const float l = __ldcg(part + sp * (HEAD_DIM + 1) + HEAD_DIM);
+        weight[sp] = top == neg_inf() ? 0.0f : __expf(l - top);
+        total += weight[sp];
+      }
+      const float inv = total > 0.0f ? 1.0f / total : 0.0f;
+      T* out = o + q_at(m0 + r);
+      for (int d = 2 * lane; d < HEAD_DIM; d += 64) {
+        float lo = 0.0f, hi = 0.0f;
+#pragma unroll
+        for (int sp = 0; sp < SPLITS; ++sp) {
+          lo += weight[sp] * __ldcg(part + sp * (HEAD_DIM + 1) + d);
+          hi += weight[sp] * __ldcg(part + sp * (HEAD_DIM + 1) + d + 1);
+        }
+        *reinterpret_cast<unsigned*>(out + d) = pack2<T>(lo * inv, hi * inv);
+      }
+      if (lane == 0) lse[lse_at(m0 + r)] = total > 0.0f ? top + __logf(total) : neg_inf();
+    }
+  }
 }

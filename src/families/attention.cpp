@@ -14,9 +14,10 @@
 // then the unfused cuBLAS + softmax attention, timed beside it.
 //
 // Kernel arguments: const T* Q, const T* K, const T* V, T* O, float* LSE, int heads,
-// int kv_heads, int seqlen_q, int seqlen_kv, float scale_log2 (the scale times log2(e)); Q, K
-// and V are replaced by their TMA descriptors (4-D, one head of one batch a box) where the config
-// names them in "tensor_maps".
+// int kv_heads, int seqlen_q, int seqlen_kv, float scale_log2 (the scale times log2(e)), then
+// split-KV's workspace, float* partials and unsigned* arrivals (below); Q, K and V are replaced by
+// their TMA descriptors (4-D, one head of one batch a box) where the config names them in
+// "tensor_maps". A kernel that splits no sequence declares no workspace parameters.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -57,6 +58,12 @@ int64_t tensor_bytes(const AttentionShape& s, const std::string& dtype) {
   return (2 * s.q_elements() + 2 * s.kv_elements()) * element_bytes(dtype);  // Q, K, V, O
 }
 int64_t lse_floats(const AttentionShape& s) { return s.batch * s.heads * s.seqlen_q; }
+
+// Split-KV's workspace (configs bound what a candidate may use with the context names
+// splitkv_partial_bytes and splitkv_counters): each split's normalized O and logsumexp in fp32,
+// and per-query-tile arrival counters that are zero at every launch.
+constexpr int64_t kSplitKvPartialBytes = 32 << 20;
+constexpr int64_t kSplitKvCounters = 1 << 16;
 
 // The slack of the row logsumexp's bound (twice the unfused computation's error, plus this): fp32
 // arithmetic over the row and an approximate exp2/log2 in the kernels, on values of a few units.
@@ -99,6 +106,8 @@ class AttentionWorkload : public Workload {
     lse_ = static_cast<float*>(buffers_.add("LSE", BufferRole::output, lse_floats(shape_) * sizeof(float)));
     ref_o_ = static_cast<float*>(buffers_.add("reference O", BufferRole::reference, shape_.q_elements() * sizeof(float)));
     ref_lse_ = static_cast<float*>(buffers_.add("reference LSE", BufferRole::reference, lse_floats(shape_) * sizeof(float)));
+    partials_ = buffers_.add("split-KV partials", BufferRole::workspace, kSplitKvPartialBytes);
+    arrivals_ = buffers_.add("split-KV arrival counters", BufferRole::counters, kSplitKvCounters * sizeof(unsigned));
     gpu_.fill_normal(q_, dtype_, shape_.q_elements(), seed, 1.0f);
     gpu_.fill_normal(k_, dtype_, shape_.kv_elements(), seed + 1, 1.0f);
     gpu_.fill_normal(v_, dtype_, shape_.kv_elements(), seed + 2, 1.0f);
@@ -121,7 +130,8 @@ class AttentionWorkload : public Workload {
     seqlen_q_ = static_cast<int>(shape_.seqlen_q);
     seqlen_kv_ = static_cast<int>(shape_.seqlen_kv);
     scale_log2_ = static_cast<float>(shape_.scale * 1.4426950408889634);
-    std::vector<void*> args = {&q_, &k_, &v_, &o_, &lse_, &heads_, &kv_heads_, &seqlen_q_, &seqlen_kv_, &scale_log2_};
+    std::vector<void*> args = {&q_,        &k_,         &v_,          &o_,        &lse_,     &heads_,
+                               &kv_heads_, &seqlen_q_, &seqlen_kv_, &scale_log2_, &partials_, &arrivals_};
     maps_.assign(tensor_maps.size(), CUtensorMap{});
     for (size_t i = 0; i < tensor_maps.size(); ++i) {
       const TensorMapSpec& t = tensor_maps[i];
@@ -174,7 +184,7 @@ class AttentionWorkload : public Workload {
   UnfusedAttention unfused_;
   CudnnSdpaBaseline cudnn_;
   ErrorStats unfused_error_, unfused_lse_error_;
-  void *q_ = nullptr, *k_ = nullptr, *v_ = nullptr, *o_ = nullptr;
+  void *q_ = nullptr, *k_ = nullptr, *v_ = nullptr, *o_ = nullptr, *partials_ = nullptr, *arrivals_ = nullptr;
   float *lse_ = nullptr, *ref_o_ = nullptr, *ref_lse_ = nullptr;
   int heads_ = 0, kv_heads_ = 0, seqlen_q_ = 0, seqlen_kv_ = 0;
   float scale_log2_ = 0;
@@ -229,7 +239,8 @@ class AttentionFamily : public KernelFamily {
     return {"configs/attention_mma.json", "configs/attention_wgmma.json"};
   }
   std::vector<std::string> context_names() const override {
-    std::vector<std::string> names = {"batch", "heads", "kv_heads", "seqlen", "seqlen_kv", "head_dim", "causal"};
+    std::vector<std::string> names = {"batch",    "heads",  "kv_heads", "seqlen", "seqlen_kv", "head_dim",
+                                      "causal",   "splitkv_partial_bytes", "splitkv_counters"};
     for (std::string& n : elementwise::device_context_names()) names.push_back(std::move(n));
     return names;
   }
@@ -259,6 +270,8 @@ class AttentionFamily : public KernelFamily {
     b["seqlen_kv"] = s.seqlen_kv;
     b["head_dim"] = s.head_dim;
     b["causal"] = s.causal ? 1 : 0;
+    b["splitkv_partial_bytes"] = kSplitKvPartialBytes;
+    b["splitkv_counters"] = kSplitKvCounters;
     return b;
   }
   std::map<std::string, std::string> placeholders(const Problem& p) const override {
@@ -279,7 +292,8 @@ class AttentionFamily : public KernelFamily {
   int64_t device_bytes(const Problem& p) const override {
     const AttentionShape s = shape_of(p);
     return tensor_bytes(s, p.dtype) + 4 * (s.q_elements() + 2 * lse_floats(s)) +
-           UnfusedAttention::workspace_bytes(s, p.dtype) + guard_overhead(7);
+           UnfusedAttention::workspace_bytes(s, p.dtype) + kSplitKvPartialBytes +
+           kSplitKvCounters * 4 + guard_overhead(9);
   }
   Tolerance default_tolerance(const std::string& dtype) const override {
     // The slack above twice the unfused computation's error (see the top of this file): about a

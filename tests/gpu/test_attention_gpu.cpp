@@ -1,6 +1,6 @@
 // The attention family on the GPU: every default sweep's candidates (spread over every value of
 // every tunable) against the fp32 reference on ragged sequence lengths (not multiples of any
-// block), grouped-query heads, causal masks, both layouts, every head_dim and dtype, each on fresh
+// block), grouped-query heads, causal masks, both layouts, every head_dim and dtype, split KV, each on fresh
 // random inputs with poisoned outputs; every baseline runs. And a planted kernel whose causal mask
 // is off by one key is rejected, while the same kernel with the mask right passes.
 #include <fmt/format.h>
@@ -35,11 +35,16 @@ TEST(AttentionGpu, MatchesTheReferenceOnRaggedGroupedCausalShapesEveryDtypeAndHe
     problems.push_back(attention(2, 2, 2, 1, 1000, 128, false, "bhsd", dtype));   // decode: one query row
     problems.push_back(attention(1, 2, 1, 129, 129, 256, true, "bshd", dtype));   // head_dim 256
     problems.push_back(attention(1, 2, 2, 513, 77, 128, false, "bhsd", dtype));   // fewer keys than queries
+    problems.push_back(attention(2, 4, 1, 5, 3001, 64, true, "bshd", dtype));     // a few rows, long KV: split
   }
   SweepCheck c = check_default_sweeps("attention", problems);
   EXPECT_TRUE(c.configs.count("attention_mma"));
   if (c.arch >= 90) EXPECT_TRUE(c.configs.count("attention_wgmma"));
   EXPECT_GE(c.runs, static_cast<int>(problems.size()) * 3);
+  // Split KV ran (and passed) with several splits, on the decode shapes.
+  int split_runs = 0;
+  for (const SweepCheck::Ran& r : c.ran) split_runs += r.params.count("SPLITS") && r.params.at("SPLITS") > 1;
+  EXPECT_GE(split_runs, 4);
 }
 
 // One thread per query row, fp32 throughout: slow and plain, right when OFF_BY_ONE is 0. With 1,
