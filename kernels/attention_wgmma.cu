@@ -2,7 +2,8 @@
 // and outputs of attention_mma.cu (read its header), with S = Q·Kᵀ and O += P·V as wgmma and Q,
 // K, V loaded by the tensor memory accelerator.
 //
-// Launch: grid (cdiv(seqlen_q, 64 * CONSUMERS), heads, batch), (CONSUMERS + 1) * 128 threads, and
+// Launch: grid (cdiv(seqlen_q, 64 * CONSUMERS) * heads, batch), or fewer blocks along x for a
+// persistent grid (each block then runs several tiles), (CONSUMERS + 1) * 128 threads, and
 // (64 * CONSUMERS + 2 * STAGES * BLOCK_N) * HEAD_DIM * sizeof(T) + 1024 + 256 bytes of dynamic
 // shared memory (the slack aligns the tiles to the 1024-byte swizzle period and holds the
 // mbarriers). Arguments as attention_mma.cu's, but Q, K and V are 4-D tensor maps (one head of one
@@ -12,7 +13,8 @@
 // steps spread each step's fixed cost over more keys), CONSUMERS (warpgroups, each owning 64 query
 // rows: 1 to 3; three leave each 160 registers, enough for head_dim 64), STAGES (depth of the K/V ring, 2 or 3), PINGPONG (1, with
 // two consumers: they take turns issuing their wgmma, so one's softmax runs while the other's
-// matrix products do).
+// matrix products do). Persistence is the launch's (configs/attention_wgmma.json's PERSISTENT):
+// with fewer blocks than tiles each block runs several, the next one's loads under this one's end.
 //
 // Design (FlashAttention-3's). Warpgroup 0 produces: one thread loads Q once, then each key
 // block's K and V tiles into a STAGES-deep ring by TMA, each tile completing its own "full"
@@ -63,24 +65,40 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   const unsigned q_smem = base;
   const unsigned k_smem = q_smem + BLOCK_M * HEAD_DIM * sizeof(T);  // STAGES tiles
   const unsigned v_smem = k_smem + STAGES * TILE_N_BYTES;          // STAGES tiles
-  const unsigned bars = v_smem + STAGES * TILE_N_BYTES;            // q_full, then 4 rings of STAGES
-  const unsigned q_full = bars;
-  const auto k_full = [&](int s) { return bars + 8 * (1 + s); };
-  const auto v_full = [&](int s) { return bars + 8 * (1 + STAGES + s); };
-  const auto k_empty = [&](int s) { return bars + 8 * (1 + 2 * STAGES + s); };
-  const auto v_empty = [&](int s) { return bars + 8 * (1 + 3 * STAGES + s); };
+  const unsigned bars = v_smem + STAGES * TILE_N_BYTES;  // q_full, q_empty, then 4 rings of STAGES
+  const unsigned q_full = bars, q_empty = bars + 8;
+  const auto k_full = [&](int s) { return bars + 8 * (2 + s); };
+  const auto v_full = [&](int s) { return bars + 8 * (2 + STAGES + s); };
+  const auto k_empty = [&](int s) { return bars + 8 * (2 + 2 * STAGES + s); };
+  const auto v_empty = [&](int s) { return bars + 8 * (2 + 3 * STAGES + s); };
 
-  const int m_block = gridDim.x - 1 - blockIdx.x;  // the longest causal rows first
-  const int head = blockIdx.y, batch = blockIdx.z;
-  const int kv_head = head / (heads / kv_heads);
-  const int m0 = m_block * BLOCK_M;
-
+  // Tiles: BLOCK_M query rows of one head, of batch blockIdx.y, numbered with the longest causal
+  // rows first. Block x takes tiles x, x + gridDim.x, ...: one each when the grid has a block per
+  // tile, several when it is persistent (about a block per SM), where the producer loads the next
+  // tile's Q, K and V while the consumers finish this one's and write its output. The K/V ring
+  // runs on over tile boundaries: `ring` counts the key blocks a block consumed before the tile.
   const int diagonal = seqlen_kv - seqlen_q;
-  const int n_end = CAUSAL ? min(seqlen_kv, m0 + BLOCK_M + diagonal) : seqlen_kv;
-  const int n_blocks = n_end > 0 ? cdiv(n_end, BLOCK_N) : 0;
+  const int m_blocks = cdiv(seqlen_q, BLOCK_M);
+  const int tiles = m_blocks * heads;
+  struct Tile {
+    int m0, head, kv_head, batch, n_blocks, n_unmasked;
+  };
+  const auto tile_at = [&](int t) {
+    Tile tile;
+    tile.m0 = (m_blocks - 1 - t / heads) * BLOCK_M;
+    tile.head = t % heads;
+    tile.batch = blockIdx.y;
+    tile.kv_head = tile.head / (heads / kv_heads);
+    const int n_end = CAUSAL ? min(seqlen_kv, tile.m0 + BLOCK_M + diagonal) : seqlen_kv;
+    tile.n_blocks = n_end > 0 ? cdiv(n_end, BLOCK_N) : 0;
+    tile.n_unmasked = min(tile.n_blocks, seqlen_kv / BLOCK_N);
+    if (CAUSAL) tile.n_unmasked = min(tile.n_unmasked, max(0, tile.m0 + diagonal + 1) / BLOCK_N);
+    return tile;
+  };
 
   if (threadIdx.x == 0) {
     mbar_init(q_full, 1);
+    mbar_init(q_empty, CONSUMERS * 4);  // every consumer warp is done with the tile's Q
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(k_full(s), 1);  // the producer's arrival with the tile's byte count
       mbar_init(v_full(s), 1);
@@ -99,7 +117,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     prefetch_tensor_map(&tmK);
     prefetch_tensor_map(&tmV);
     // A box's coordinates, innermost first: (column, row, head, batch) or (column, head, row, batch).
-    const auto load = [&](unsigned dst, const CUtensorMap* map, unsigned bar, int rows, int row0, int h) {
+    const auto load = [&](unsigned dst, const CUtensorMap* map, unsigned bar, int rows, int row0, int h, int batch) {
 #pragma unroll
       for (int p = 0; p < PANELS; ++p) {
         if (BSHD)
@@ -108,17 +126,22 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
           tma_load_4d(dst + p * rows * 128, map, bar, p * 64, row0, h, batch);
       }
     };
-    mbar_arrive_expect_tx(q_full, BLOCK_M * HEAD_DIM * sizeof(T));
-    load(q_smem, &tmQ, q_full, BLOCK_M, m0, head);
-    for (int n = 0; n < n_blocks; ++n) {
-      const int s = n % STAGES;
-      const unsigned lap = ((n / STAGES) & 1) ^ 1;
-      mbar_wait(k_empty(s), lap);
-      mbar_arrive_expect_tx(k_full(s), TILE_N_BYTES);
-      load(k_smem + s * TILE_N_BYTES, &tmK, k_full(s), BLOCK_N, n * BLOCK_N, kv_head);
-      mbar_wait(v_empty(s), lap);
-      mbar_arrive_expect_tx(v_full(s), TILE_N_BYTES);
-      load(v_smem + s * TILE_N_BYTES, &tmV, v_full(s), BLOCK_N, n * BLOCK_N, kv_head);
+    int ring = 0, round = 0;
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x, ++round) {
+      const Tile tile = tile_at(t);
+      mbar_wait(q_empty, (round & 1) ^ 1);  // the consumers are done with the previous tile's Q
+      mbar_arrive_expect_tx(q_full, BLOCK_M * HEAD_DIM * sizeof(T));
+      load(q_smem, &tmQ, q_full, BLOCK_M, tile.m0, tile.head, tile.batch);
+      for (int n = 0; n < tile.n_blocks; ++n, ++ring) {
+        const int s = ring % STAGES;
+        const unsigned lap = ((ring / STAGES) & 1) ^ 1;
+        mbar_wait(k_empty(s), lap);
+        mbar_arrive_expect_tx(k_full(s), TILE_N_BYTES);
+        load(k_smem + s * TILE_N_BYTES, &tmK, k_full(s), BLOCK_N, n * BLOCK_N, tile.kv_head, tile.batch);
+        mbar_wait(v_empty(s), lap);
+        mbar_arrive_expect_tx(v_full(s), TILE_N_BYTES);
+        load(v_smem + s * TILE_N_BYTES, &tmV, v_full(s), BLOCK_N, n * BLOCK_N, tile.kv_head, tile.batch);
+      }
     }
     return;
   }
@@ -126,8 +149,8 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   // ---- consumer warpgroups: 64 query rows each ----
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMER_REGS));
   const int consumer = threadIdx.x / 128 - 1, warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
-  int n_unmasked = min(n_blocks, seqlen_kv / BLOCK_N);
-  if (CAUSAL) n_unmasked = min(n_unmasked, max(0, m0 + diagonal + 1) / BLOCK_N);
+  Tile tile;
+  int ring = 0;  // key blocks consumed before this tile: block n of the tile is in ring slot ring + n
 
   // Pingpong: consumer c issues its wgmma once the other has issued its own (named barrier 1 + c,
   // both warpgroups' 256 threads); consumer 1 lets consumer 0 go first. Every consumer issues the
@@ -141,15 +164,16 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   if (PINGPONG && consumer == 1) named_barrier_arrive(1, 256);
 
   float acc_o[HEAD_DIM / 2];
-#pragma unroll
-  for (int i = 0; i < HEAD_DIM / 2; ++i) acc_o[i] = 0.0f;
   // Rows lane/4 and lane/4 + 8 of this warp's 16: running max (scaled, log2 units), sum, and the
   // factor O is rescaled by before the next P·V.
-  float row_max[2] = {neg_inf(), neg_inf()}, row_sum[2] = {0.0f, 0.0f}, rescale[2] = {1.0f, 1.0f};
+  float row_max[2], row_sum[2], rescale[2] = {1.0f, 1.0f};
   const int my_row = consumer * 64 + warp * 16 + lane / 4;  // in the block, h = 0
   // QKᵀ's A operand: this warpgroup's 64 rows of Q, K-major (LBO unused), 8-row groups 1024 apart.
   const unsigned long long q_desc = make_desc(q_smem + consumer * 64 * 128, 16, 1024);
 
+  // Key block n of the current tile: its ring slot and the parity of the slot's current phase.
+  const auto slot = [&](int n) { return (ring + n) % STAGES; };
+  const auto phase = [&](int n) { return static_cast<unsigned>(((ring + n) / STAGES) & 1); };
   // Descriptors are the tile's base descriptor plus the byte offset / 16 of a panel or k-step
   // (every offset stays inside the 14-bit address field), so the loop adds constants.
   const unsigned long long k_desc = make_desc(k_smem, 16, 1024);
@@ -159,7 +183,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   // tile, fences and commits: nothing may branch or touch the operand registers between the fence
   // and the last wgmma, or ptxas fences each one itself.
   auto issue_scores = [&](float (&s)[BLOCK_N / 2], int n) {
-    const unsigned long long k_tile = k_desc + (n % STAGES) * (TILE_N_BYTES >> 4);
+    const unsigned long long k_tile = k_desc + slot(n) * (TILE_N_BYTES >> 4);
 #pragma unroll
     for (int ks = 0; ks < HEAD_DIM / 16; ++ks) {
       const unsigned long long a = q_desc + (((ks / 4) * BLOCK_M * 128 + (ks % 4) * 32) >> 4);
@@ -173,13 +197,13 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   // O += P·V for key block n: P from registers, V N-major (64-column panels BLOCK_N * 128 bytes
   // apart). As issue_scores, the caller waits, fences and commits.
   auto issue_pv = [&](const unsigned (&p)[BLOCK_N / 16][4], int n) {
-    const unsigned long long v_tile = v_desc + (n % STAGES) * (TILE_N_BYTES >> 4);
+    const unsigned long long v_tile = v_desc + slot(n) * (TILE_N_BYTES >> 4);
 #pragma unroll
     for (int kt = 0; kt < BLOCK_N / 16; ++kt) wgmma_rs<KIND, HEAD_DIM, 1>(acc_o, p[kt], v_tile + ((kt * 16 * 128) >> 4));
   };
   // One arrival per warp once its wgmma reading the stage have retired.
-  auto wait_k = [&](int n) { mbar_wait(k_full(n % STAGES), (n / STAGES) & 1); };
-  auto wait_v = [&](int n) { mbar_wait(v_full(n % STAGES), (n / STAGES) & 1); };
+  auto wait_k = [&](int n) { mbar_wait(k_full(slot(n)), phase(n)); };
+  auto wait_v = [&](int n) { mbar_wait(v_full(slot(n)), phase(n)); };
   auto release = [&](unsigned bar) {
     __syncwarp();
     if (lane == 0) mbar_arrive(bar);
@@ -205,7 +229,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
         for (int e = 0; e < 2; ++e) {
           float& x = s[4 * j + 2 * h + e];
           if constexpr (decltype(masked)::value)
-            if (hidden<CAUSAL>(m0 + my_row + h * 8, n * BLOCK_N + 8 * j + 2 * (lane % 4) + e, seqlen_kv, diagonal))
+            if (hidden<CAUSAL>(tile.m0 + my_row + h * 8, n * BLOCK_N + 8 * j + 2 * (lane % 4) + e, seqlen_kv, diagonal))
               x = neg_inf();
           float& m = part[h][(2 * j + e) % CHAINS];
           m = fmaxf(m, x);
@@ -237,7 +261,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
       row_sum[h] = row_sum[h] * rescale[h] + ((part[h][0] + part[h][1]) + (part[h][2] + part[h][3]));
   };
   auto softmax_of = [&](float (&s)[BLOCK_N / 2], int n) {
-    if (n < n_unmasked)
+    if (n < tile.n_unmasked)
       softmax(s, n, Flag<false>{});
     else
       softmax(s, n, Flag<true>{});
@@ -264,9 +288,16 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     fence_accumulators(acc_o);
   };
 
-  mbar_wait(q_full, 0);
   float s[BLOCK_N / 2];
   unsigned p[BLOCK_N / 16][4];
+  for (int t = blockIdx.x, round = 0; t < tiles; t += gridDim.x, ++round) {
+  tile = tile_at(t);
+  const int n_blocks = tile.n_blocks;
+#pragma unroll
+  for (int i = 0; i < HEAD_DIM / 2; ++i) acc_o[i] = 0.0f;
+  row_max[0] = row_max[1] = neg_inf();
+  row_sum[0] = row_sum[1] = 0.0f;
+  mbar_wait(q_full, round & 1);
   if (n_blocks > 0) {
     // Block 0: scores, softmax, P.
     wait_k(0);
@@ -277,7 +308,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     pass_turn();
     wgmma_wait<0>();
     fence_accumulators(s);
-    release(k_empty(0));
+    release(k_empty(slot(0)));
     softmax_of(s, 0);
     pack(p, s);
     // Block n's scores and block n-1's P·V in flight together; block n's softmax under the P·V.
@@ -294,11 +325,11 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
       pass_turn();
       wgmma_wait<1>();
       fence_accumulators(s);
-      release(k_empty(n % STAGES));
+      release(k_empty(slot(n)));
       softmax_of(s, n);
       wgmma_wait<0>();
       fence_accumulators(acc_o);
-      release(v_empty((n - 1) % STAGES));
+      release(v_empty(slot(n - 1)));
       pack(p, s);
     }
     rescale_o();
@@ -310,11 +341,13 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     pass_turn();
     wgmma_wait<0>();
     fence_accumulators(acc_o);
-    release(v_empty((n_blocks - 1) % STAGES));
+    release(v_empty(slot(n_blocks - 1)));
   }
+  release(q_empty);  // every wgmma reading this tile's Q has retired
+  ring += n_blocks;
 
   const Strides qs = strides<BSHD, HEAD_DIM>(heads, seqlen_q);
-  T* o_base = o + batch * qs.batch + head * qs.head + m0 * qs.row;
+  T* o_base = o + tile.batch * qs.batch + tile.head * qs.head + tile.m0 * qs.row;
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     float sum = row_sum[h];
@@ -322,11 +355,12 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     sum += __shfl_xor_sync(0xffffffffu, sum, 2);
     const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
     const int local = my_row + h * 8;
-    if (m0 + local >= seqlen_q) continue;
+    if (tile.m0 + local >= seqlen_q) continue;
     T* out = o_base + local * qs.row + 2 * (lane % 4);
 #pragma unroll
     for (int j = 0; j < HEAD_DIM / 8; ++j)
       *reinterpret_cast<unsigned*>(out + 8 * j) = pack2<T>(acc_o[4 * j + 2 * h] * inv, acc_o[4 * j + 2 * h + 1] * inv);
-    if (lane % 4 == 0) lse[((long long)batch * heads + head) * seqlen_q + m0 + local] = row_lse(row_max[h], sum);
+    if (lane % 4 == 0) lse[((long long)tile.batch * heads + tile.head) * seqlen_q + tile.m0 + local] = row_lse(row_max[h], sum);
+  }
   }
 }
