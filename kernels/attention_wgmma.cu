@@ -4,7 +4,7 @@
 //
 // Launch: grid (cdiv(seqlen_q, 64 * CONSUMERS) * heads, batch), or fewer blocks along x for a
 // persistent grid (each block then runs several tiles), (CONSUMERS + 1) * 128 threads, and
-// (64 * CONSUMERS + 2 * STAGES * BLOCK_N) * HEAD_DIM * sizeof(T) + 1024 + 256 bytes of dynamic
+// (Q_STAGES * 64 * CONSUMERS + 2 * STAGES * BLOCK_N) * HEAD_DIM * sizeof(T) + 1024 + 256 bytes of dynamic
 // shared memory (the slack aligns the tiles to the 1024-byte swizzle period and holds the
 // mbarriers). Arguments as attention_mma.cu's, but Q, K and V are 4-D tensor maps (one head of one
 // batch a box, 64 elements by rows, 128-byte swizzle; families/attention.cpp encodes them).
@@ -13,7 +13,8 @@
 // steps spread each step's fixed cost over more keys), CONSUMERS (warpgroups, each owning 64 query
 // rows: 1 to 3; three leave each 160 registers, enough for head_dim 64), STAGES (depth of the K/V ring, 2 or 3), PINGPONG (1, with
 // two consumers: they take turns issuing their wgmma, so one's softmax runs while the other's
-// matrix products do). Persistence is the launch's (configs/attention_wgmma.json's PERSISTENT):
+// matrix products do), Q_STAGES (Q tiles: 2 lets a persistent block load the next tile's Q while
+// this tile's last products still read its own). Persistence is the launch's (configs/attention_wgmma.json's PERSISTENT):
 // with fewer blocks than tiles each block runs several, the next one's loads under this one's end.
 //
 // Design (FlashAttention-3's). Warpgroup 0 produces: one thread loads Q once, then each key
@@ -33,7 +34,8 @@
 #include "tma.cuh"
 #include "wgmma.cuh"
 
-template <typename T, int HEAD_DIM, int BLOCK_N, int CONSUMERS, int STAGES, int PINGPONG, int CAUSAL, int BSHD>
+template <typename T, int HEAD_DIM, int BLOCK_N, int CONSUMERS, int STAGES, int Q_STAGES, int PINGPONG, int CAUSAL,
+          int BSHD>
 __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     ktune_attention_wgmma(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ CUtensorMap tmK,
                           const __grid_constant__ CUtensorMap tmV, T* __restrict__ o, float* __restrict__ lse,
@@ -62,15 +64,18 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   // The tiles start on the 1024-byte swizzle period; the mbarriers follow them (the launch adds
   // 1024 + 256 bytes of slack).
   const unsigned base = (smem_addr(smem_raw) + 1023) & ~1023u;
-  const unsigned q_smem = base;
-  const unsigned k_smem = q_smem + BLOCK_M * HEAD_DIM * sizeof(T);  // STAGES tiles
+  constexpr unsigned TILE_M_BYTES = BLOCK_M * HEAD_DIM * sizeof(T);
+  const unsigned q_smem = base;                            // Q_STAGES tiles
+  const unsigned k_smem = q_smem + Q_STAGES * TILE_M_BYTES;  // STAGES tiles
   const unsigned v_smem = k_smem + STAGES * TILE_N_BYTES;          // STAGES tiles
-  const unsigned bars = v_smem + STAGES * TILE_N_BYTES;  // q_full, q_empty, then 4 rings of STAGES
-  const unsigned q_full = bars, q_empty = bars + 8;
-  const auto k_full = [&](int s) { return bars + 8 * (2 + s); };
-  const auto v_full = [&](int s) { return bars + 8 * (2 + STAGES + s); };
-  const auto k_empty = [&](int s) { return bars + 8 * (2 + 2 * STAGES + s); };
-  const auto v_empty = [&](int s) { return bars + 8 * (2 + 3 * STAGES + s); };
+  const unsigned bars = v_smem + STAGES * TILE_N_BYTES;  // 2 rings of Q_STAGES, then 4 of STAGES
+  const auto q_full = [&](int s) { return bars + 8 * s; };
+  const auto q_empty = [&](int s) { return bars + 8 * (Q_STAGES + s); };
+  const unsigned kv_bars = bars + 8 * 2 * Q_STAGES;
+  const auto k_full = [&](int s) { return kv_bars + 8 * s; };
+  const auto v_full = [&](int s) { return kv_bars + 8 * (STAGES + s); };
+  const auto k_empty = [&](int s) { return kv_bars + 8 * (2 * STAGES + s); };
+  const auto v_empty = [&](int s) { return kv_bars + 8 * (3 * STAGES + s); };
 
   // Tiles: BLOCK_M query rows of one head, of batch blockIdx.y, numbered with the longest causal
   // rows first. Block x takes tiles x, x + gridDim.x, ...: one each when the grid has a block per
@@ -97,8 +102,10 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   };
 
   if (threadIdx.x == 0) {
-    mbar_init(q_full, 1);
-    mbar_init(q_empty, CONSUMERS * 4);  // every consumer warp is done with the tile's Q
+    for (int s = 0; s < Q_STAGES; ++s) {
+      mbar_init(q_full(s), 1);
+      mbar_init(q_empty(s), CONSUMERS * 4);  // every consumer warp is done with the tile's Q
+    }
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(k_full(s), 1);  // the producer's arrival with the tile's byte count
       mbar_init(v_full(s), 1);
@@ -129,9 +136,10 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     int ring = 0, round = 0;
     for (int t = blockIdx.x; t < tiles; t += gridDim.x, ++round) {
       const Tile tile = tile_at(t);
-      mbar_wait(q_empty, (round & 1) ^ 1);  // the consumers are done with the previous tile's Q
-      mbar_arrive_expect_tx(q_full, BLOCK_M * HEAD_DIM * sizeof(T));
-      load(q_smem, &tmQ, q_full, BLOCK_M, tile.m0, tile.head, tile.batch);
+      const int q_stage = round % Q_STAGES;
+      mbar_wait(q_empty(q_stage), ((round / Q_STAGES) & 1) ^ 1);  // the consumers are done with its last Q
+      mbar_arrive_expect_tx(q_full(q_stage), TILE_M_BYTES);
+      load(q_smem + q_stage * TILE_M_BYTES, &tmQ, q_full(q_stage), BLOCK_M, tile.m0, tile.head, tile.batch);
       for (int n = 0; n < tile.n_blocks; ++n, ++ring) {
         const int s = ring % STAGES;
         const unsigned lap = ((ring / STAGES) & 1) ^ 1;
@@ -169,7 +177,8 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   float row_max[2], row_sum[2], rescale[2] = {1.0f, 1.0f};
   const int my_row = consumer * 64 + warp * 16 + lane / 4;  // in the block, h = 0
   // QKᵀ's A operand: this warpgroup's 64 rows of Q, K-major (LBO unused), 8-row groups 1024 apart.
-  const unsigned long long q_desc = make_desc(q_smem + consumer * 64 * 128, 16, 1024);
+  const unsigned long long q_desc0 = make_desc(q_smem + consumer * 64 * 128, 16, 1024);
+  unsigned long long q_desc = q_desc0;  // the current tile's Q stage
 
   // Key block n of the current tile: its ring slot and the parity of the slot's current phase.
   const auto slot = [&](int n) { return (ring + n) % STAGES; };
@@ -297,7 +306,9 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   for (int i = 0; i < HEAD_DIM / 2; ++i) acc_o[i] = 0.0f;
   row_max[0] = row_max[1] = neg_inf();
   row_sum[0] = row_sum[1] = 0.0f;
-  mbar_wait(q_full, round & 1);
+  const int q_stage = round % Q_STAGES;
+  q_desc = q_desc0 + q_stage * (TILE_M_BYTES >> 4);
+  mbar_wait(q_full(q_stage), (round / Q_STAGES) & 1);
   if (n_blocks > 0) {
     // Block 0: scores, softmax, P.
     wait_k(0);
@@ -343,7 +354,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     fence_accumulators(acc_o);
     release(v_empty(slot(n_blocks - 1)));
   }
-  release(q_empty);  // every wgmma reading this tile's Q has retired
+  release(q_empty(q_stage));  // every wgmma reading this tile's Q has retired
   ring += n_blocks;
 
   const Strides qs = strides<BSHD, HEAD_DIM>(heads, seqlen_q);
