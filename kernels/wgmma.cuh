@@ -72,16 +72,17 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
   "%95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, "  \
   "%109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, "   \
   "%122, %123, %124, %125, %126, %127"
-#define KTUNE_WGMMA_ACC8(i)                                                      \
-  "+f"(d[(i)]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3]),            \
-      "+f"(d[(i) + 4]), "+f"(d[(i) + 5]), "+f"(d[(i) + 6]), "+f"(d[(i) + 7])
-#define KTUNE_WGMMA_ACC32(i)                                                  \
-  KTUNE_WGMMA_ACC8(i), KTUNE_WGMMA_ACC8((i) + 8), KTUNE_WGMMA_ACC8((i) + 16), \
-      KTUNE_WGMMA_ACC8((i) + 24)
-#define KTUNE_WGMMA_ACC64 KTUNE_WGMMA_ACC32(0), KTUNE_WGMMA_ACC32(32)
-#define KTUNE_WGMMA_ACC88 KTUNE_WGMMA_ACC64, KTUNE_WGMMA_ACC8(64), KTUNE_WGMMA_ACC8(72), KTUNE_WGMMA_ACC8(80)
-#define KTUNE_WGMMA_ACC96 KTUNE_WGMMA_ACC64, KTUNE_WGMMA_ACC32(64)
-#define KTUNE_WGMMA_ACC128 KTUNE_WGMMA_ACC64, KTUNE_WGMMA_ACC32(64), KTUNE_WGMMA_ACC32(96)
+// Accumulator operand lists with constraint C: "+f" (D is read and written) or "=f" (scale-d 0:
+// only written, so the registers' earlier values are dead before the wgmma).
+#define KTUNE_WGMMA_ACC8(C, i) \
+  C(d[(i)]), C(d[(i) + 1]), C(d[(i) + 2]), C(d[(i) + 3]), C(d[(i) + 4]), C(d[(i) + 5]), C(d[(i) + 6]), C(d[(i) + 7])
+#define KTUNE_WGMMA_ACC32(C, i) \
+  KTUNE_WGMMA_ACC8(C, i), KTUNE_WGMMA_ACC8(C, (i) + 8), KTUNE_WGMMA_ACC8(C, (i) + 16), KTUNE_WGMMA_ACC8(C, (i) + 24)
+#define KTUNE_WGMMA_ACC64(C) KTUNE_WGMMA_ACC32(C, 0), KTUNE_WGMMA_ACC32(C, 32)
+#define KTUNE_WGMMA_ACC88(C) \
+  KTUNE_WGMMA_ACC64(C), KTUNE_WGMMA_ACC8(C, 64), KTUNE_WGMMA_ACC8(C, 72), KTUNE_WGMMA_ACC8(C, 80)
+#define KTUNE_WGMMA_ACC96(C) KTUNE_WGMMA_ACC64(C), KTUNE_WGMMA_ACC32(C, 64)
+#define KTUNE_WGMMA_ACC128(C) KTUNE_WGMMA_ACC64(C), KTUNE_WGMMA_ACC32(C, 64), KTUNE_WGMMA_ACC32(C, 96)
 // One wgmma, D = A·B + (SCALE_D ? D : 0) with no negation: scale-d 0 starts a sum without zeroing
 // the accumulators first. The 16-bit form also takes the transpose bits of M/N-major operands
 // (tf32 and e4m3 have none; their transpose operands go unused).
@@ -93,19 +94,19 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
                : "memory")
 // The N the kernels use (176 and 192: attention's key blocks); the operand numbers follow the N/2
 // accumulator registers.
-#define KTUNE_WGMMA_EACH_N(KDIM, TYPES, SCALES)                                            \
+#define KTUNE_WGMMA_EACH_N(KDIM, TYPES, SCALES, C)                                            \
   {                                                                                            \
     if constexpr (N == 64)                                                                     \
-      KTUNE_WGMMA_FORM(64, KDIM, TYPES, KTUNE_WGMMA_D64, "%32, %33, " SCALES(34, 35, 36), KTUNE_WGMMA_ACC32(0)); \
+      KTUNE_WGMMA_FORM(64, KDIM, TYPES, KTUNE_WGMMA_D64, "%32, %33, " SCALES(34, 35, 36), KTUNE_WGMMA_ACC32(C, 0)); \
     else if constexpr (N == 128)                                                               \
-      KTUNE_WGMMA_FORM(128, KDIM, TYPES, KTUNE_WGMMA_D128, "%64, %65, " SCALES(66, 67, 68), KTUNE_WGMMA_ACC64);  \
+      KTUNE_WGMMA_FORM(128, KDIM, TYPES, KTUNE_WGMMA_D128, "%64, %65, " SCALES(66, 67, 68), KTUNE_WGMMA_ACC64(C));  \
     else if constexpr (N == 176)                                                               \
-      KTUNE_WGMMA_FORM(176, KDIM, TYPES, KTUNE_WGMMA_D176, "%88, %89, " SCALES(90, 91, 92), KTUNE_WGMMA_ACC88);  \
+      KTUNE_WGMMA_FORM(176, KDIM, TYPES, KTUNE_WGMMA_D176, "%88, %89, " SCALES(90, 91, 92), KTUNE_WGMMA_ACC88(C));  \
     else if constexpr (N == 192)                                                               \
-      KTUNE_WGMMA_FORM(192, KDIM, TYPES, KTUNE_WGMMA_D192, "%96, %97, " SCALES(98, 99, 100), KTUNE_WGMMA_ACC96); \
+      KTUNE_WGMMA_FORM(192, KDIM, TYPES, KTUNE_WGMMA_D192, "%96, %97, " SCALES(98, 99, 100), KTUNE_WGMMA_ACC96(C)); \
     else                                                                                       \
       KTUNE_WGMMA_FORM(256, KDIM, TYPES, KTUNE_WGMMA_D256, "%128, %129, " SCALES(130, 131, 132),  \
-           KTUNE_WGMMA_ACC128);                                                                \
+           KTUNE_WGMMA_ACC128(C));                                                             \
   }
 #define KTUNE_WGMMA_SCALES_TRANSPOSES(SD, TA, TB) "%" #SD ", 1, 1, %" #TA ", %" #TB
 #define KTUNE_WGMMA_SCALES(SD, TA, TB) "%" #SD ", 1, 1"
@@ -118,14 +119,21 @@ __device__ __forceinline__ void wgmma(float (&d)[N / 2], unsigned long long desc
   static_assert(N == 64 || N == 128 || N == 176 || N == 192 || N == 256, "wgmma N: 64, 128, 176, 192 or 256");
   static_assert(KIND == Kind::f16 || KIND == Kind::bf16 || (TRANS_A == 0 && TRANS_B == 0),
                 "tf32 and e4m3 wgmma read K-major operands only");
-  if constexpr (KIND == Kind::f16)
-    KTUNE_WGMMA_EACH_N(16, ".f16.f16", KTUNE_WGMMA_SCALES_TRANSPOSES)
-  else if constexpr (KIND == Kind::bf16)
-    KTUNE_WGMMA_EACH_N(16, ".bf16.bf16", KTUNE_WGMMA_SCALES_TRANSPOSES)
-  else if constexpr (KIND == Kind::tf32)
-    KTUNE_WGMMA_EACH_N(8, ".tf32.tf32", KTUNE_WGMMA_SCALES)
-  else
-    KTUNE_WGMMA_EACH_N(32, ".e4m3.e4m3", KTUNE_WGMMA_SCALES)
+#define KTUNE_WGMMA_EACH_KIND(C)                                                   \
+  if constexpr (KIND == Kind::f16)                                                 \
+    KTUNE_WGMMA_EACH_N(16, ".f16.f16", KTUNE_WGMMA_SCALES_TRANSPOSES, C)           \
+  else if constexpr (KIND == Kind::bf16)                                           \
+    KTUNE_WGMMA_EACH_N(16, ".bf16.bf16", KTUNE_WGMMA_SCALES_TRANSPOSES, C)         \
+  else if constexpr (KIND == Kind::tf32)                                           \
+    KTUNE_WGMMA_EACH_N(8, ".tf32.tf32", KTUNE_WGMMA_SCALES, C)                     \
+  else                                                                             \
+    KTUNE_WGMMA_EACH_N(32, ".e4m3.e4m3", KTUNE_WGMMA_SCALES, C)
+  if constexpr (SCALE_D != 0) {
+    KTUNE_WGMMA_EACH_KIND("+f")
+  } else {
+    KTUNE_WGMMA_EACH_KIND("=f")
+  }
+#undef KTUNE_WGMMA_EACH_KIND
 }
 
 // One m64nNk16 wgmma with A from registers (16-bit types): d (N/2 fp32 per thread) +=
@@ -141,12 +149,12 @@ __device__ __forceinline__ void wgmma(float (&d)[N / 2], unsigned long long desc
 #define KTUNE_WGMMA_RS_EACH_N(TYPES)                                                                          \
   {                                                                                                          \
     if constexpr (N == 64)                                                                                   \
-      KTUNE_WGMMA_RS(64, TYPES, KTUNE_WGMMA_D64, "{%32, %33, %34, %35}, %36, 1, 1, 1, %37", KTUNE_WGMMA_ACC32(0)); \
+      KTUNE_WGMMA_RS(64, TYPES, KTUNE_WGMMA_D64, "{%32, %33, %34, %35}, %36, 1, 1, 1, %37", KTUNE_WGMMA_ACC32("+f", 0)); \
     else if constexpr (N == 128)                                                                             \
-      KTUNE_WGMMA_RS(128, TYPES, KTUNE_WGMMA_D128, "{%64, %65, %66, %67}, %68, 1, 1, 1, %69", KTUNE_WGMMA_ACC64); \
+      KTUNE_WGMMA_RS(128, TYPES, KTUNE_WGMMA_D128, "{%64, %65, %66, %67}, %68, 1, 1, 1, %69", KTUNE_WGMMA_ACC64("+f")); \
     else                                                                                                     \
       KTUNE_WGMMA_RS(256, TYPES, KTUNE_WGMMA_D256, "{%128, %129, %130, %131}, %132, 1, 1, 1, %133",             \
-                     KTUNE_WGMMA_ACC128);                                                                    \
+                     KTUNE_WGMMA_ACC128("+f"));                                                                    \
   }
 template <Kind KIND, int N, int TRANS_B>
 __device__ __forceinline__ void wgmma_rs(float (&d)[N / 2], const unsigned (&a)[4], unsigned long long desc_b) {
