@@ -297,20 +297,54 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     fence_accumulators(acc_o);
   };
 
+  // The finished tile's output: O / sum and the row logsumexp.
+  const Strides qs = strides<BSHD, HEAD_DIM>(heads, seqlen_q);
+  auto store = [&] {
+    T* o_base = o + tile.batch * qs.batch + tile.head * qs.head + tile.m0 * qs.row;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float sum = row_sum[h];
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+      const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+      const int local = my_row + h * 8;
+      if (tile.m0 + local >= seqlen_q) continue;
+      T* out = o_base + local * qs.row + 2 * (lane % 4);
+#pragma unroll
+      for (int j = 0; j < HEAD_DIM / 8; ++j)
+        *reinterpret_cast<unsigned*>(out + 8 * j) =
+            pack2<T>(acc_o[4 * j + 2 * h] * inv, acc_o[4 * j + 2 * h + 1] * inv);
+      if (lane % 4 == 0)
+        lse[((long long)tile.batch * heads + tile.head) * seqlen_q + tile.m0 + local] = row_lse(row_max[h], sum);
+    }
+  };
+  // A tile's start: fresh row statistics, its Q stage. `round` counts the block's tiles.
+  int round = 0, q_stage = 0;
+  auto begin_tile = [&](int t) {
+    tile = tile_at(t);
+    row_max[0] = row_max[1] = neg_inf();
+    row_sum[0] = row_sum[1] = 0.0f;
+    q_stage = round % Q_STAGES;
+    q_desc = q_desc0 + q_stage * (TILE_M_BYTES >> 4);
+    mbar_wait(q_full(q_stage), (round / Q_STAGES) & 1);
+  };
+  // Block n's scores have retired: its K stage is free, and after the tile's last block so is Q.
+  auto scores_retired = [&](int n) {
+    release(k_empty(slot(n)));
+    if (n == tile.n_blocks - 1) release(q_empty(q_stage));
+  };
+  auto zero_o = [&] {
+#pragma unroll
+    for (int i = 0; i < HEAD_DIM / 2; ++i) acc_o[i] = 0.0f;
+    fence_accumulators(acc_o);
+  };
+
   float s[BLOCK_N / 2];
   unsigned p[BLOCK_N / 16][4];
-  for (int t = blockIdx.x, round = 0; t < tiles; t += gridDim.x, ++round) {
-  tile = tile_at(t);
-  const int n_blocks = tile.n_blocks;
-#pragma unroll
-  for (int i = 0; i < HEAD_DIM / 2; ++i) acc_o[i] = 0.0f;
-  row_max[0] = row_max[1] = neg_inf();
-  row_sum[0] = row_sum[1] = 0.0f;
-  const int q_stage = round % Q_STAGES;
-  q_desc = q_desc0 + q_stage * (TILE_M_BYTES >> 4);
-  mbar_wait(q_full(q_stage), (round / Q_STAGES) & 1);
-  if (n_blocks > 0) {
-    // Block 0: scores, softmax, P.
+  // A tile's start on its own: its first scores, softmax and P.
+  auto start_tile = [&](int t) {
+    zero_o();
+    begin_tile(t);
     wait_k(0);
     my_turn();
     wgmma_fence();
@@ -319,9 +353,15 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     pass_turn();
     wgmma_wait<0>();
     fence_accumulators(s);
-    release(k_empty(slot(0)));
+    scores_retired(0);
     softmax_of(s, 0);
     pack(p, s);
+  };
+  int t = blockIdx.x;
+  if (t >= tiles) return;
+  start_tile(t);
+  while (true) {
+    const int n_blocks = tile.n_blocks;
     // Block n's scores and block n-1's P·V in flight together; block n's softmax under the P·V.
     for (int n = 1; n < n_blocks; ++n) {
       rescale_o();
@@ -336,13 +376,14 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
       pass_turn();
       wgmma_wait<1>();
       fence_accumulators(s);
-      release(k_empty(slot(n)));
+      scores_retired(n);
       softmax_of(s, n);
       wgmma_wait<0>();
       fence_accumulators(acc_o);
       release(v_empty(slot(n - 1)));
       pack(p, s);
     }
+    // The tile's last P·V, then its output.
     rescale_o();
     wait_v(n_blocks - 1);
     my_turn();
@@ -353,25 +394,11 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     wgmma_wait<0>();
     fence_accumulators(acc_o);
     release(v_empty(slot(n_blocks - 1)));
-  }
-  release(q_empty(q_stage));  // every wgmma reading this tile's Q has retired
-  ring += n_blocks;
-
-  const Strides qs = strides<BSHD, HEAD_DIM>(heads, seqlen_q);
-  T* o_base = o + tile.batch * qs.batch + tile.head * qs.head + tile.m0 * qs.row;
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    float sum = row_sum[h];
-    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-    const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
-    const int local = my_row + h * 8;
-    if (tile.m0 + local >= seqlen_q) continue;
-    T* out = o_base + local * qs.row + 2 * (lane % 4);
-#pragma unroll
-    for (int j = 0; j < HEAD_DIM / 8; ++j)
-      *reinterpret_cast<unsigned*>(out + 8 * j) = pack2<T>(acc_o[4 * j + 2 * h] * inv, acc_o[4 * j + 2 * h + 1] * inv);
-    if (lane % 4 == 0) lse[((long long)tile.batch * heads + tile.head) * seqlen_q + tile.m0 + local] = row_lse(row_max[h], sum);
-  }
+    store();
+    t += gridDim.x;
+    if (t >= tiles) return;
+    ++round;
+    ring += n_blocks;  // the next tile's block 0 is the ring's next slot
+    start_tile(t);
   }
 }
