@@ -27,6 +27,7 @@
 #include "space/enumerate.hpp"
 #include "store/cache.hpp"
 #include "store/gbench_json.hpp"
+#include "scale/shard.hpp"
 #include "store/results.hpp"
 #include "tune/interleaved.hpp"
 #include "util/fs.hpp"
@@ -44,6 +45,7 @@ struct BenchFlags {
   uint64_t seed = 20261121;
   double plant_delay_percent = 0;
   std::vector<std::string> configs_from;
+  std::string shard;  // "I/N"; default: the job array's (scale/shard.hpp), else the whole suite
 };
 
 // A suite problem with everything that can be resolved before the GPU is touched.
@@ -203,6 +205,9 @@ void setup_bench(CLI::App& app, int& exit_code) {
   cmd->add_option("--plant-delay", opts->bench.plant_delay_percent,
                   "make every tuned kernel this many percent slower on the GPU (tests the regression gate)")
       ->check(CLI::Range(0.0, 100.0));
+  cmd->add_option("--shard", opts->bench.shard,
+                  "I/N: only the suite's problems whose index is I modulo N (default: a Slurm or Kubernetes job "
+                  "array's task; then `ktune merge` the shards' results and caches)");
   add_common_flags(*cmd, opts->common);
   add_measure_flags(*cmd, opts->measure);  // how problems without a cached config are tuned
   cmd->callback([opts, &exit_code] {
@@ -214,10 +219,13 @@ void setup_bench(CLI::App& app, int& exit_code) {
     if (flags.no_tune && measure.retune) throw ConfigError("--no-tune and --retune contradict each other");
     if (!std::filesystem::exists(flags.suite)) throw ConfigError(fmt::format("{}: no such file", flags.suite));
     const Suite suite = load_suite(flags.suite);
+    const std::optional<Shard> shard = !flags.shard.empty() ? std::optional<Shard>(parse_shard(flags.shard))
+                                                            : shard_from_environment(std::getenv);
 
     // All bad input is reported before any GPU work.
     std::vector<Planned> plan;
-    for (const SuiteProblem& sp : suite.problems) {
+    for (size_t index : shard_items(suite.problems.size(), shard.value_or(Shard{}))) {
+      const SuiteProblem& sp = suite.problems[index];
       Planned p;
       p.problem = sp.problem;
       p.family = &find_family(sp.problem.family);
@@ -233,8 +241,9 @@ void setup_bench(CLI::App& app, int& exit_code) {
 
     Session session(session_options(opts->common, measure));
     const DeviceInfo& device = session.device();
-    fmt::print("device: {} ({}, {} SMs, driver {})\nsuite: {} ({} problems)\n", device.name, device.arch(),
-               device.sm_count, device.driver_version, suite.name, plan.size());
+    fmt::print("device: {} ({}, {} SMs, driver {})\nsuite: {} ({} problems{})\n", device.name, device.arch(),
+               device.sm_count, device.driver_version, suite.name, plan.size(),
+               shard ? fmt::format(", shard {} of its {}", shard->str(), suite.problems.size()) : "");
     for (const Planned& p : plan)
       if (p.family->device_bytes(p.problem) > device.global_mem_bytes)
         throw ConfigError(fmt::format("{} needs {:.1f} GiB of device memory; {} has {:.1f} GiB", describe(p.problem),
@@ -263,7 +272,9 @@ void setup_bench(CLI::App& app, int& exit_code) {
     Tuner tuner(session, compiler, cache, tune_options(opts->common, measure));
     const ToleranceOverride tolerance{measure.rtol, measure.atol, measure.norm_tol};
     const RunInfo info = make_run_info(device);
-    const std::string stem = flags.stem.empty() ? results_stem("bench-" + suite.name) : flags.stem;
+    // A shard's default stem says which one it is: the shards of one array write side by side.
+    const std::string shard_tag = shard ? fmt::format("-shard{}of{}", shard->index, shard->count) : "";
+    const std::string stem = flags.stem.empty() ? results_stem("bench-" + suite.name + shard_tag) : flags.stem;
     const std::filesystem::path out_dir = measure.out;
     std::vector<ProblemResult> results;
     int failures = 0;
