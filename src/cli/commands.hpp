@@ -17,6 +17,7 @@ void setup_ceilings(CLI::App& app, int& exit_code);
 void setup_report(CLI::App& app, int& exit_code);
 void setup_bench(CLI::App& app, int& exit_code);
 void setup_compare(CLI::App& app, int& exit_code);
+void setup_merge(CLI::App& app, int& exit_code);  // shards' caches and results into one
 void setup_worker(CLI::App& app, int& exit_code);
 void setup_families(CLI::App& app, int& exit_code);
 std::string families_footer();  // for the top-level help: each family and its built-in configs
@@ -32,6 +33,7 @@ inline void register_commands(CLI::App& app, int& exit_code) {
   setup_report(app, exit_code);
   setup_bench(app, exit_code);
   setup_compare(app, exit_code);
+  setup_merge(app, exit_code);
   setup_worker(app, exit_code);
   app.footer(families_footer());  // set last: subcommands made before it do not inherit it
 }

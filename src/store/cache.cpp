@@ -255,6 +255,11 @@ void BestConfigCache::put(const CacheEntry& entry) {
   save(std::move(entries));
 }
 
+void BestConfigCache::rewrite(const std::function<std::vector<CacheEntry>(std::vector<CacheEntry>)>& edit) {
+  FileLock lock(path_);
+  save(edit(load_for_writing()));
+}
+
 size_t BestConfigCache::erase_if(const std::function<bool(const CacheEntry&)>& pred) {
   FileLock lock(path_);
   std::vector<CacheEntry> entries = load_for_writing();

@@ -80,6 +80,9 @@ class BestConfigCache {
   std::vector<CacheEntry> list() const;  // ordered by key.str()
   size_t erase_if(const std::function<bool(const CacheEntry&)>& pred);  // how many were removed
   size_t clear();                                                       // how many were removed
+  // Replaces every entry by edit(the entries now), under the lock: a read-modify-write no other
+  // process's change can slip into (ktune merge).
+  void rewrite(const std::function<std::vector<CacheEntry>(std::vector<CacheEntry>)>& edit);
   const std::filesystem::path& path() const { return path_; }
 
   // Warnings since the last call, e.g. "cache file X was corrupt (...); moved it to
