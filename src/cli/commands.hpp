@@ -18,6 +18,7 @@ void setup_report(CLI::App& app, int& exit_code);
 void setup_bench(CLI::App& app, int& exit_code);
 void setup_compare(CLI::App& app, int& exit_code);
 void setup_merge(CLI::App& app, int& exit_code);  // shards' caches and results into one
+void setup_export(CLI::App& app, int& exit_code);  // ktune export and ktune lookup
 void setup_worker(CLI::App& app, int& exit_code);
 void setup_families(CLI::App& app, int& exit_code);
 std::string families_footer();  // for the top-level help: each family and its built-in configs
@@ -34,6 +35,7 @@ inline void register_commands(CLI::App& app, int& exit_code) {
   setup_bench(app, exit_code);
   setup_compare(app, exit_code);
   setup_merge(app, exit_code);
+  setup_export(app, exit_code);
   setup_worker(app, exit_code);
   app.footer(families_footer());  // set last: subcommands made before it do not inherit it
 }
