@@ -1,6 +1,7 @@
 // The command line's family-neutral surface, run as a user runs it: the top-level help lists every
 // family with its built-in configs, and `verify FAMILY ... --set` checks its input for any family
-// before it looks for a GPU.
+// before it looks for a GPU; the cache-only commands (--no-tune, lookup, export, merge) answer
+// without one.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -9,8 +10,14 @@
 #include <regex>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
 
 #include "families/family.hpp"
+#include "store/cache.hpp"
+#include "store/dispatch_table.hpp"
+#include "util/fs.hpp"
 
 #ifndef KTUNE_BINARY
 #define KTUNE_BINARY "ktune"
@@ -104,6 +111,55 @@ TEST_F(CliHelp, ADimensionBelowOneIsRefusedPlainly) {
   EXPECT_NE(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("--rows: must be a whole number >= 1 (got 0)"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("179769"), std::string::npos) << "the message spells out the largest double: " << r.output;
+}
+
+// The cache-only commands of tuning at scale, end to end on a cache written here: --no-tune and
+// lookup answer from the nearest tuned shape and say how far, export writes a table that reads
+// back, merge of a cache with itself keeps one entry.
+TEST_F(CliHelp, NoTuneLookupExportAndMergeAnswerFromTheCache) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("ktune_cli_scale_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  CacheEntry e;
+  e.key.family = "gemm";
+  e.key.config_name = "gemm_wgmma";
+  e.key.dtype = "fp16";
+  e.key.options = {{"layout", "rr"}};
+  e.key.dims = {{"M", 4096}, {"N", 4096}, {"K", 4096}};
+  e.key.gpu_name = "NVIDIA H100 80GB HBM3";
+  e.winner_config = "gemm_wgmma";
+  e.kernel_name = "ktune_gemm_wgmma<__half, 128, 256>";
+  e.params = {{"BLOCK_M", 128}, {"BLOCK_N", 256}};
+  e.median_ms = 0.2;
+  BestConfigCache(dir / "best_configs.json").put(e);
+  const std::string cache = " --cache-dir " + dir.string();
+
+  const Ran near = run_ktune("gemm --m 4000 --n 4096 --k 4096 --no-tune" + cache);
+  EXPECT_EQ(near.exit_code, 0) << near.output;
+  EXPECT_NE(near.output.find("the nearest tuned shape is gemm 4096x4096x4096 fp16 rr (distance 0.034"),
+            std::string::npos)
+      << near.output;
+  const Ran exact = run_ktune("gemm --m 4096 --no-tune" + cache);
+  EXPECT_EQ(exact.exit_code, 0) << exact.output;
+  EXPECT_NE(exact.output.find("tuned on NVIDIA H100 80GB HBM3"), std::string::npos) << exact.output;
+  EXPECT_EQ(run_ktune("gemm --m 4096 --dtype bf16 --no-tune" + cache).exit_code, 1);
+
+  const Ran look = run_ktune("lookup gemm --dims M=4000,N=4096,K=4096 --options layout=rr" + cache);
+  EXPECT_EQ(look.exit_code, 0) << look.output;
+  EXPECT_NE(look.output.find("\"exact\": false"), std::string::npos) << look.output;
+  EXPECT_EQ(run_ktune("lookup gemm --dims M=4000,N=x --options layout=rr" + cache).exit_code, 2);
+
+  const Ran exported = run_ktune("export --format json --out " + (dir / "table.json").string() + cache);
+  ASSERT_EQ(exported.exit_code, 0) << exported.output;
+  const std::vector<DispatchRow> table = parse_dispatch_json(nlohmann::json::parse(read_file(dir / "table.json")));
+  ASSERT_EQ(table.size(), 1u);
+  EXPECT_EQ(table[0].kernel_name, e.kernel_name);
+
+  const Ran merged = run_ktune("merge --out " + (dir / "merged.json").string() + " " +
+                               (dir / "best_configs.json").string() + " " + (dir / "best_configs.json").string());
+  EXPECT_EQ(merged.exit_code, 0) << merged.output;
+  EXPECT_EQ(BestConfigCache(dir / "merged.json").list().size(), 1u);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
