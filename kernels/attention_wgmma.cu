@@ -4,20 +4,22 @@
 //
 // Launch: grid (cdiv(seqlen_q, 64 * CONSUMERS) * heads, batch), or fewer blocks along x for a
 // persistent grid (each block then runs several tiles), (CONSUMERS + 1) * 128 threads, and
-// (Q_STAGES * 64 * CONSUMERS + 2 * STAGES * BLOCK_N) * HEAD_DIM * sizeof(T) + 1024 + 256 bytes of dynamic
-// shared memory (the slack aligns the tiles to the 1024-byte swizzle period and holds the
+// (Q_STAGES * 64 * CONSUMERS + 2 * STAGES * BLOCK_N) * HEAD_DIM * sizeof(T) + 1024 + 256 bytes of
+// dynamic shared memory (the slack aligns the tiles to the 1024-byte swizzle period and holds the
 // mbarriers). Arguments as attention_mma.cu's, but Q, K and V are 4-D tensor maps (one head of one
-// batch a box, 64 elements by rows, 128-byte swizzle; families/attention.cpp encodes them).
+// batch a box, 64 elements by rows, 128-byte swizzle; families/attention.cpp encodes them). Every
+// tile sees at least one key (the family requires seqlen_kv >= seqlen_q under a causal mask).
 //
 // Tunables: BLOCK_N (keys per step: 64, 128, 176 or 192, the N of the QKᵀ wgmma; the larger
-// steps spread each step's fixed cost over more keys), CONSUMERS (warpgroups, each owning 64 query
-// rows: 1 to 3; three leave each 160 registers, enough for head_dim 64), STAGES (depth of the K/V ring, 2 or 3), PINGPONG (1, with
-// two consumers: they take turns issuing their wgmma, so one's softmax runs while the other's
-// matrix products do), Q_STAGES (Q tiles: 2 lets a persistent block load the next tile's Q while
-// this tile's last products still read its own). Persistence is the launch's (configs/attention_wgmma.json's PERSISTENT):
-// with fewer blocks than tiles each block runs several, the next one's loads under this one's end.
+// steps spread each step's fixed cost over more keys), CONSUMERS (warpgroups, each owning 64
+// query rows: 1 to 3; three leave each 160 registers, enough for head_dim 64), STAGES (depth of
+// the K/V ring, 2 or 3), PINGPONG (1, with two consumers: they take turns issuing their wgmma, so
+// one's softmax runs while the other's matrix products do), Q_STAGES (Q tiles: 2 lets a
+// persistent block load the next tile's Q while this tile's last products still read its own).
+// Persistence is the launch's (configs/attention_wgmma.json's PERSISTENT): with fewer blocks than
+// tiles each block runs several, the next one's loads under this one's end.
 //
-// Design (FlashAttention-3's). Warpgroup 0 produces: one thread loads Q once, then each key
+// Design (FlashAttention-3's). Warpgroup 0 produces: one thread loads a tile's Q, then each key
 // block's K and V tiles into a STAGES-deep ring by TMA, each tile completing its own "full"
 // mbarrier, and refills a stage once every consumer warp has arrived on its "empty" one. The
 // copies cost the producer a few instructions a tile, where per-thread cp.async cost the issue
