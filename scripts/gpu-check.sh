@@ -11,7 +11,8 @@
 # KTUNE_NCU_PICKS the problems ncu times again, as SUITE:I,J..., KTUNE_SKIP_ODD and KTUNE_SKIP_NCU
 # skip the odd-size subcommands and ncu),
 # attention (suites/attention.json, or KTUNE_ATTENTION_SUITE, next to PyTorch's SDPA backends),
-# dtypes (fp8 and TF32 at 4096^3 and 8192^3), suite-NAME (any suites/NAME.json) and verify-results
+# dtypes (fp8 and TF32 at 4096^3 and 8192^3), search (the guided search's times against the
+# exhaustive one), sweeps (exhaustive sweeps kept whole, KTUNE_SWEEP_SHAPES), suite-NAME (any suites/NAME.json) and verify-results
 # (scripts/verify-bench.py over the committed results/h100 bench files). The cache lives in
 # $KTUNE_CACHE_DIR (default /tmp/ktune-gpu-check-cache), so stages split over calls on a machine
 # that stayed warm reuse it.
@@ -184,6 +185,43 @@ for suite in anchors-bf16 anchors-fp16 hopper-dtypes $extra_suites; do
   cat "$out/results/bench-$suite.md" >> "$summary" 2>/dev/null
   grep -E "^(error|warning)" "$out/logs/bench-$suite.log" | head -n 20 | tee -a "$summary"
 done
+
+# The guided search's speed and quality (issue 13): ktune gemm --m 4096 with an empty compile cache
+# and an empty best-config cache, again with the compile cache warm (best configs emptied again),
+# then the exhaustive search in the same call; a new layout at 1000^3 cold (its instantiations are
+# not compiled yet), and its exhaustive search.
+if stage search; then
+  search_cache=/tmp/ktune-search-cache
+  rm -rf "$search_cache"
+  timed search-4096-cold gemm --m 4096 --cache-dir "$search_cache" --out "$out/results/search-cold"
+  rm -f "$search_cache/best_configs.json"
+  timed search-4096-warm gemm --m 4096 --cache-dir "$search_cache" --out "$out/results/search-warm"
+  timed search-4096-exhaustive gemm --m 4096 --retune --exhaustive --cache-dir "$search_cache" \
+    --out "$out/results/search-exhaustive"
+  timed search-1000-cr-cold gemm --m 1000 --layout cr --cache-dir "$search_cache" --out "$out/results/search-cr"
+  timed search-1000-cr-exhaustive gemm --m 1000 --layout cr --retune --exhaustive --cache-dir "$search_cache" \
+    --out "$out/results/search-cr-exhaustive"
+  for name in 4096-cold 4096-warm 4096-exhaustive 1000-cr-cold 1000-cr-exhaustive; do
+    say "search-$name: $(grep -E '^ +1 ' "$out/logs/search-$name.log" | head -n 1)"
+    grep -E '^ +ref |^candidates:|^search:' "$out/logs/search-$name.log" | tee -a "$summary"
+  done
+fi
+
+# Exhaustive sweeps whose every candidate's time is kept: the data the search order (a config's
+# "estimate") is judged by. KTUNE_SWEEP_SHAPES lists DTYPE:LAYOUT:MxNxK words; each sweep's
+# passing candidates go to sweeps/DTYPE-LAYOUT-MxNxK.csv (config, parameters, median ms).
+if stage sweeps; then
+  mkdir -p "$out/results/sweeps"
+  for shape in ${KTUNE_SWEEP_SHAPES:-fp16:rr:4096x4096x4096}; do
+    IFS=: read -r dtype layout dims <<< "$shape"
+    IFS=x read -r m n k <<< "$dims"
+    name=$dtype-$layout-$dims
+    timed "sweep-$name" gemm --m "$m" --n "$n" --k "$k" --dtype "$dtype" --layout "$layout" --retune --exhaustive \
+      --out "$out/results/sweeps/full-$name"
+    python3 scripts/sweep_passed.py "$out/results/sweeps/full-$name"/*.csv > "$out/results/sweeps/$name.csv"
+    rm -rf "$out/results/sweeps/full-$name"
+  done
+fi
 
 # The winners recorded in the committed H100 bench files, re-verified with fresh inputs.
 if stage verify-results; then
