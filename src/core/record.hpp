@@ -102,6 +102,7 @@ struct CandidateRecord {
   Bindings params;           // the tunables only
   std::string kernel_name;   // name expression, e.g. ktune_gemm_mma<__half, 1, 1, 128, ...>
   Launch launch;
+  std::optional<int64_t> estimate;  // its config's predicted time: the search order (valid candidates)
   Disposition disposition = Disposition::not_run;
   std::string reason;        // why, for anything but passed
   CompileInfo compile;

@@ -44,6 +44,7 @@ void check_inputs(const SweepConfig& config, const Bindings& context,
     need(config.block[i], fmt::format("launch.block[{}]", i));
   }
   need(config.shared_bytes, "launch.shared_bytes");
+  if (config.estimate) need(*config.estimate, "estimate");
   for (const TensorMapExpr& t : config.tensor_maps)
     for (const Expr& e : t.box) need(e, "tensor_maps." + t.operand + ".box");
   for (const auto& p : find_placeholders(config.kernel_name))
@@ -116,6 +117,14 @@ Candidate evaluate(const SweepConfig& config, const Bindings& params, const Bind
     for (int i = 0; i < 2; ++i)
       if (!launch_value(t.box[i], fmt::format("tensor_maps.{}.box[{}]", t.operand, i), 1, spec.box[i])) return c;
     c.launch.tensor_maps.push_back(std::move(spec));
+  }
+  // An estimate that cannot be evaluated leaves the candidate valid but unordered (searched last):
+  // the estimate predicts, it never rules a kernel out.
+  if (config.estimate) {
+    try {
+      c.estimate = config.estimate->eval(c.bindings);
+    } catch (const ConfigError&) {
+    }
   }
   return c;
 }

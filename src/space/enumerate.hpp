@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,7 @@ struct Candidate {
   Bindings bindings;        // context + params + derived: everything expressions can see
   std::string kernel_name;  // placeholders substituted ("" if a derived value failed)
   Launch launch;            // evaluated grid/block/shared_bytes (only for valid candidates)
+  std::optional<int64_t> estimate;  // the config's "estimate" (valid candidates only)
   bool valid = true;
   std::string invalid_reason;  // "constraint failed: <text>" (the first one), or an eval error
 };

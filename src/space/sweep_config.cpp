@@ -236,8 +236,8 @@ class ConfigParser {
       fail("", fmt::format("a sweep config is a JSON object, not {}", doc_.type_name()));
     check_keys(doc_, "",
                {"name", "family", "description", "notes", "kernel", "kernel_name", "min_arch",
-                "parameters", "derived", "constraints", "launch", "tensor_maps", "problems", "dtypes",
-                "options", "layouts"},
+                "parameters", "derived", "constraints", "estimate", "launch", "tensor_maps", "problems",
+                "dtypes", "options", "layouts"},
                {"name", "family", "kernel", "kernel_name", "parameters", "launch"});
 
     SweepConfig c;
@@ -259,6 +259,7 @@ class ConfigParser {
     parse_parameters(c);
     parse_derived(c);
     parse_constraints(c);
+    if (doc_.contains("estimate")) c.estimate = get_expr("/estimate", "estimate", scope(c, derived_names_.size()));
     parse_launch(c);
     parse_tensor_maps(c);
     check_kernel_name(c);

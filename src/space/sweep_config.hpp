@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -35,6 +36,10 @@ struct SweepConfig {
   std::vector<std::pair<std::string, Expr>> derived;                     // file order
   std::vector<Expr> constraints;
   Expr grid[3], block[3], shared_bytes;
+  // "estimate": the predicted run time of a candidate (any unit shared by the family's configs,
+  // lower is faster). It only orders the search (tune/search_order.hpp): the candidates a
+  // budgeted search compiles and times first. Never a verdict; absent: no order is predicted.
+  std::optional<Expr> estimate;
   std::vector<TensorMapExpr> tensor_maps;
   std::vector<Bindings> problems;
   std::vector<std::string> dtypes;

@@ -248,6 +248,7 @@ void to_json(json& j, const CandidateRecord& r) {
   const bool compiled = r.compile.ok || !r.compile.log.empty() || r.compile.registers >= 0;
   if (compiled) j["compile"] = r.compile;
   if (compiled || r.is_baseline()) j["launch"] = r.launch;
+  if (r.estimate) j["estimate"] = *r.estimate;
   if (r.time) j["time"] = *r.time;
   if (!r.samples_ms.empty()) {
     json samples = json::array();
@@ -284,6 +285,7 @@ void from_json(const json& j, CandidateRecord& r) {
   read(j, "disposition", r.disposition);
   read(j, "reason", r.reason);
   read(j, "compile", r.compile);
+  if (auto it = j.find("estimate"); it != j.end() && !it->is_null()) r.estimate = it->get<int64_t>();
   if (auto it = j.find("time"); it != j.end() && !it->is_null()) r.time = it->get<TimeStats>();
   if (auto it = j.find("samples_ms"); it != j.end()) {
     r.samples_ms.clear();
