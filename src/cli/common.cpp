@@ -165,6 +165,15 @@ void add_measure_flags(CLI::App& app, MeasureFlags& f) {
                  "candidates within 3% of the best re-measured against the baseline before choosing")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
+  app.add_flag("--exhaustive", f.exhaustive,
+               "compile and time every valid candidate (default: the config's estimate orders them and the first "
+               "--max-candidates run)");
+  app.add_option("--max-candidates", f.max_candidates,
+                 "candidates compiled and timed per problem, in the search's order (default: 48)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--budget", f.budget_s,
+                 "seconds of compile and timing per problem after which no new candidate starts (default: none)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--rtol", f.rtol, "relative tolerance (default: per dtype, see README)");
   app.add_option("--atol", f.atol, "absolute tolerance (default: per dtype)");
   app.add_option("--norm-tol", f.norm_tol, "bound on ||out-ref||/||ref|| (default: per dtype)");
@@ -186,6 +195,9 @@ TuneOptions tune_options(const CommonFlags& c, const MeasureFlags& m) {
   o.show_progress = !c.no_progress;
   o.tolerance = {m.rtol, m.atol, m.norm_tol};
   o.finalists = m.finalists;
+  o.search.exhaustive = m.exhaustive;
+  if (m.max_candidates > 0) o.search.max_candidates = static_cast<size_t>(m.max_candidates);
+  o.search.budget_s = m.budget_s;
   return o;
 }
 
@@ -290,7 +302,9 @@ void print_tune_result(const TuneResult& r, int top) {
 
   std::string summary;
   for (const auto& [name, n] : counts) summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, name);
-  fmt::print("candidates: {}  (compile {:.1f} s, run {:.1f} s)\n", summary, r.compile_seconds, r.run_seconds);
+  fmt::print("candidates: {}  (search {:.1f} s, its compiles overlapped in the first {:.1f} s)\n", summary,
+             r.run_seconds, r.compile_seconds);
+  if (!r.search.empty()) fmt::print("search: {}\n", r.search);
 }
 
 }  // namespace ktune::cli

@@ -60,6 +60,9 @@ struct MeasureFlags {
   double prune = 1.15;
   bool allow_spills = false;
   int finalists = 4;
+  bool exhaustive = false;
+  int max_candidates = 0;  // 0: the search's default
+  double budget_s = 0;     // 0: no time limit
   TimingMethod timing;
   std::optional<double> rtol, atol, norm_tol;
 };

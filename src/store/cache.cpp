@@ -167,7 +167,8 @@ void to_json(json& j, const CacheEntry& e) {
            {"ratio_vs_reference", double_to_json(e.ratio_vs_reference)},
            {"created_at", e.created_at},
            {"winner_config", e.winner_config},
-           {"ktune_version", e.ktune_version}};
+           {"ktune_version", e.ktune_version},
+           {"search", e.search}};
 }
 
 void from_json(const json& j, CacheEntry& e) {
@@ -182,6 +183,7 @@ void from_json(const json& j, CacheEntry& e) {
   e.created_at = j.value("created_at", "");
   e.winner_config = j.value("winner_config", e.key.config_name);
   e.ktune_version = j.value("ktune_version", "");
+  e.search = j.value("search", "exhaustive");
 }
 
 BestConfigCache::BestConfigCache(fs::path file) : path_(std::move(file)) {}

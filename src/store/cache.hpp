@@ -62,6 +62,10 @@ struct CacheEntry {
   double median_ms = 0, tflops = 0, gbps = 0, ratio_vs_reference = 0;
   std::string created_at;  // ISO-8601 UTC
   std::string ktune_version;
+  // How the winner was searched for: "exhaustive", or the plan of a predicted search ("40 of 289
+  // valid candidates, ..."). Entries from before predicted searches read as "exhaustive".
+  std::string search = "exhaustive";
+  bool exhaustive() const { return search == "exhaustive"; }
 };
 
 // Reading is strict about the key and params (an entry without them cannot be trusted) and

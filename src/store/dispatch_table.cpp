@@ -74,17 +74,27 @@ double shape_distance(const Bindings& asked, const Bindings& tuned) {
   return distance;
 }
 
-std::optional<NearestRow> nearest_row(const std::vector<DispatchRow>& table, const std::string& family,
-                                      const std::string& dtype, const Options& options, const Bindings& dims,
-                                      const std::string& gpu) {
-  std::optional<NearestRow> best;
+std::vector<NearestRow> nearest_rows(const std::vector<DispatchRow>& table, const std::string& family,
+                                     const std::string& dtype, const Options& options, const Bindings& dims,
+                                     const std::string& gpu, size_t count) {
+  std::vector<NearestRow> rows;
   for (const DispatchRow& r : table) {
     if (r.family != family || r.dtype != dtype || r.options != options || (!gpu.empty() && r.gpu != gpu)) continue;
     const double d = shape_distance(dims, r.dims);
-    if (std::isinf(d)) continue;
-    if (!best || d < best->distance) best = NearestRow{&r, d};
+    if (!std::isinf(d)) rows.push_back(NearestRow{&r, d});
   }
-  return best;
+  // Stable: equal distances keep table order, so the first is nearest_row's answer.
+  std::stable_sort(rows.begin(), rows.end(), [](const NearestRow& a, const NearestRow& b) { return a.distance < b.distance; });
+  if (rows.size() > count) rows.resize(count);
+  return rows;
+}
+
+std::optional<NearestRow> nearest_row(const std::vector<DispatchRow>& table, const std::string& family,
+                                      const std::string& dtype, const Options& options, const Bindings& dims,
+                                      const std::string& gpu) {
+  std::vector<NearestRow> rows = nearest_rows(table, family, dtype, options, dims, gpu, 1);
+  if (rows.empty()) return std::nullopt;
+  return rows.front();
 }
 
 nlohmann::json dispatch_json(const std::vector<DispatchRow>& table) {

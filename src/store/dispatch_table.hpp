@@ -49,6 +49,11 @@ std::optional<NearestRow> nearest_row(const std::vector<DispatchRow>& table, con
                                       const std::string& dtype, const Options& options, const Bindings& dims,
                                       const std::string& gpu);
 
+// The `count` nearest rows by the same rule, nearest first (ties in table order).
+std::vector<NearestRow> nearest_rows(const std::vector<DispatchRow>& table, const std::string& family,
+                                     const std::string& dtype, const Options& options, const Bindings& dims,
+                                     const std::string& gpu, size_t count);
+
 // {"schema": 1, "rows": [...]}, and back (throws ConfigError on a malformed table).
 nlohmann::json dispatch_json(const std::vector<DispatchRow>& table);
 std::vector<DispatchRow> parse_dispatch_json(const nlohmann::json& j);

@@ -24,16 +24,10 @@ std::string first_error_line(const std::string& log) {
 
 }  // namespace
 
-std::vector<CandidateRecord> compile_candidates(Compiler& compiler, const SweepConfig& config,
-                                                const KernelSource& source, const KernelFamily& family,
-                                                const Problem& problem, const ArchFacts& arch,
-                                                const CompileOptions& options) {
-  std::vector<Candidate> candidates =
-      enumerate(config, family.context(problem, arch), family.placeholders(problem));
-
+std::vector<CandidateRecord> enumerate_candidates(const SweepConfig& config, const KernelFamily& family,
+                                                  const Problem& problem, const ArchFacts& arch) {
+  std::vector<Candidate> candidates = enumerate(config, family.context(problem, arch), family.placeholders(problem));
   std::vector<CandidateRecord> records(candidates.size());
-  std::vector<CompileRequest> requests;
-  std::vector<size_t> request_owner;
   for (size_t i = 0; i < candidates.size(); ++i) {
     CandidateRecord& rec = records[i];
     rec.source = "ktune";
@@ -44,58 +38,68 @@ std::vector<CandidateRecord> compile_candidates(Compiler& compiler, const SweepC
     if (arch.arch < config.min_arch) {
       rec.disposition = Disposition::invalid;
       rec.reason = fmt::format("needs sm_{} or newer", config.min_arch);
-      continue;
-    }
-    if (!candidates[i].valid) {
+    } else if (!candidates[i].valid) {
       rec.disposition = Disposition::invalid;
       rec.reason = candidates[i].invalid_reason;
-      continue;
+    } else {
+      rec.estimate = candidates[i].estimate;
     }
-    request_owner.push_back(i);
   }
+  return records;
+}
+
+CompileRequest compile_request(const KernelSource& source, const CandidateRecord& rec, const std::string& arch) {
+  CompileRequest request;
+  request.source_name = source.name;
+  request.source_text = source.text;
+  request.headers = source.headers;
+  request.name_expression = rec.kernel_name;
+  request.arch = arch;
+  return request;
+}
+
+void judge_compile(CandidateRecord& rec, CompileInfo info, bool allow_spills) {
+  rec.compile = std::move(info);
+  if (!rec.compile.ok) {
+    rec.disposition = Disposition::compile_failed;
+    rec.reason = first_error_line(rec.compile.log);
+  } else if (!allow_spills && (rec.compile.spill_stores > 0 || rec.compile.spill_loads > 0)) {
+    rec.disposition = Disposition::invalid;
+    rec.reason = fmt::format("ptxas spills registers ({} bytes stored, {} loaded)", rec.compile.spill_stores,
+                             rec.compile.spill_loads);
+  } else if (!rec.compile.perf_warnings.empty()) {
+    rec.disposition = Disposition::invalid;
+    rec.reason = "ptxas: " + rec.compile.perf_warnings.front();
+  }
+}
+
+std::vector<CandidateRecord> compile_candidates(Compiler& compiler, const SweepConfig& config,
+                                                const KernelSource& source, const KernelFamily& family,
+                                                const Problem& problem, const ArchFacts& arch,
+                                                const CompileOptions& options) {
+  std::vector<CandidateRecord> records = enumerate_candidates(config, family, problem, arch);
+  std::vector<size_t> request_owner;
+  for (size_t i = 0; i < records.size(); ++i)
+    if (records[i].disposition == Disposition::not_run) request_owner.push_back(i);
   if (options.sample > 0) {  // keep the spread of the valid candidates, record the rest unsampled
     std::vector<Bindings> params;
     for (size_t i : request_owner) params.push_back(records[i].params);
     std::vector<size_t> kept;
     for (size_t k : spread_picks(params, options.sample)) kept.push_back(request_owner[k]);
     for (size_t i : request_owner)
-      if (!std::binary_search(kept.begin(), kept.end(), i)) {
-        records[i].disposition = Disposition::not_run;
+      if (!std::binary_search(kept.begin(), kept.end(), i))
         records[i].reason = fmt::format("not in the sample (--sample {})", options.sample);
-      }
     request_owner = std::move(kept);
   }
-  for (size_t i : request_owner) {
-    const CandidateRecord& rec = records[i];
-    CompileRequest request;
-    request.source_name = source.name;
-    request.source_text = source.text;
-    request.headers = source.headers;
-    request.name_expression = rec.kernel_name;
-    request.arch = options.arch;
-    requests.push_back(std::move(request));
-  }
+  std::vector<CompileRequest> requests;
+  for (size_t i : request_owner) requests.push_back(compile_request(source, records[i], options.arch));
 
   Progress progress("compiling", requests.size(), options.show_progress);
   std::vector<CompileInfo> infos =
       compile_all(compiler, requests, options.jobs, [&](size_t, size_t) { progress.step(); });
   progress.finish();
 
-  for (size_t r = 0; r < infos.size(); ++r) {
-    CandidateRecord& rec = records[request_owner[r]];
-    rec.compile = std::move(infos[r]);
-    if (!rec.compile.ok) {
-      rec.disposition = Disposition::compile_failed;
-      rec.reason = first_error_line(rec.compile.log);
-    } else if (!options.allow_spills && (rec.compile.spill_stores > 0 || rec.compile.spill_loads > 0)) {
-      rec.disposition = Disposition::invalid;
-      rec.reason = fmt::format("ptxas spills registers ({} bytes stored, {} loaded)", rec.compile.spill_stores,
-                               rec.compile.spill_loads);
-    } else if (!rec.compile.perf_warnings.empty()) {
-      rec.disposition = Disposition::invalid;
-      rec.reason = "ptxas: " + rec.compile.perf_warnings.front();
-    }
-  }
+  for (size_t r = 0; r < infos.size(); ++r) judge_compile(records[request_owner[r]], std::move(infos[r]), options.allow_spills);
   return records;
 }
 

@@ -1,7 +1,9 @@
 // From a config and a problem to compiled candidates, the part of a sweep that needs no GPU:
 // enumerate, record the invalid ones with their reason, compile the rest in parallel, and reject
 // what the compiler says is not the kernel it claims to be (register spills, ptxas
-// "potential performance loss" warnings). `ktune compile` stops here; a sweep goes on to run them.
+// "potential performance loss" warnings). `ktune compile` stops here; a sweep goes on to run them,
+// compiling in the search's order while it times what is compiled (tune/tuner.cpp), from the
+// same three steps: enumerate_candidates, compile_request, judge_compile.
 #pragma once
 
 #include <vector>
@@ -24,6 +26,19 @@ struct CompileOptions {
   // are recorded not_run, "not in the sample".
   size_t sample = 0;
 };
+
+// One record per candidate, in enumeration order: `invalid` with the reason, or not_run with an
+// empty reason (valid, to compile), its estimate set where the config has one.
+std::vector<CandidateRecord> enumerate_candidates(const SweepConfig& config, const KernelFamily& family,
+                                                  const Problem& problem, const ArchFacts& arch);
+
+// What NVRTC is asked for one candidate's kernel.
+CompileRequest compile_request(const KernelSource& source, const CandidateRecord& rec, const std::string& arch);
+
+// Stores the compile result in `rec` and rules on it: compile_failed (the log's first error line
+// as reason), invalid for spills (unless allowed) or ptxas performance warnings, else it stays
+// not_run, ready to run.
+void judge_compile(CandidateRecord& rec, CompileInfo info, bool allow_spills);
 
 // One record per candidate, in enumeration order: `invalid`, `compile_failed`, not_run with
 // compile.ok set (ready to run), or not_run without it (left out by options.sample).

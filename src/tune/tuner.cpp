@@ -4,7 +4,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 
+#include "store/dispatch_table.hpp"
+
+#include "compile/compile_pipeline.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "families/family.hpp"
 #include "tune/compile_candidates.hpp"
@@ -98,6 +102,17 @@ CacheKey sweeps_cache_key(const std::vector<const Sweep*>& active, const Problem
   return make_cache_key(problem, device, names, text, NvrtcCompiler::nvrtc_version(), settings);
 }
 
+std::vector<SearchSeed> Tuner::nearest_winners(const Problem& problem, const DeviceInfo& device) const {
+  // The winners of the nearest shapes tuned on this GPU, a few: neighbours in shape often share a
+  // winner, and where the estimate misjudges a shape its neighbours' measured winners still run.
+  const std::vector<DispatchRow> table = dispatch_table(cache_.list());
+  std::vector<SearchSeed> seeds;
+  for (const NearestRow& n :
+       nearest_rows(table, problem.family, problem.dtype, problem.options, problem.dims, device.name, kSeedShapes))
+    seeds.push_back({n.row->config, n.row->params});
+  return seeds;
+}
+
 Tuner::Tuner(Session& session, Compiler& compiler, BestConfigCache& cache, TuneOptions options)
     : session_(session), compiler_(compiler), cache_(cache), options_(std::move(options)) {}
 
@@ -120,41 +135,74 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
   const std::vector<const Sweep*> sweeps = active_sweeps(all_sweeps, device);
   const CacheKey key = sweeps_cache_key(sweeps, problem, device, options_);
   if (!options_.retune) {
-    if (auto hit = cache_.find(key)) {
+    // An exhaustive search is not answered by the winner of a predicted one.
+    if (auto hit = cache_.find(key); hit && (!options_.search.exhaustive || hit->exhaustive())) {
       out.cached = hit;
       return out;
     }
   }
 
-  auto t0 = std::chrono::steady_clock::now();
-  CompileOptions copts{device.arch(), options_.jobs, options_.allow_spills, options_.show_progress};
+  // Enumerate every sweep's candidates and plan the search: which to compile and time, best
+  // predicted first.
+  const auto t0 = std::chrono::steady_clock::now();
   std::vector<CandidateRecord> candidates;
+  std::vector<const Sweep*> sweep_of;  // each candidate's sweep, for its kernel source
   for (const Sweep* s : sweeps) {
-    auto records = compile_candidates(compiler_, s->config, s->source, family, problem, arch_facts(device), copts);
+    auto records = enumerate_candidates(s->config, family, problem, arch_facts(device));
+    sweep_of.insert(sweep_of.end(), records.size(), s);
     candidates.insert(candidates.end(), std::make_move_iterator(records.begin()), std::make_move_iterator(records.end()));
   }
-  out.compile_seconds = seconds_since(t0);
+  GuidedSearch search(candidates, options_.search.exhaustive ? std::vector<SearchSeed>{} : nearest_winners(problem, device),
+                      options_.search);
 
-  auto t1 = std::chrono::steady_clock::now();
   const Tolerance tolerance = tolerance_for(family, problem, options_.tolerance);
-  session_.set_problem(problem, tolerance, options_.seed);
-  // The reference is timed first, so it gets a long warmup: the GPU may be coming out of idle
-  // clocks, and an under-clocked reference would flatter every candidate.
-  std::vector<CandidateRecord> baselines = session_.time_baselines(options_.rule, std::max(options_.warmup_ms, 200.0));
-  CandidateRecord reference = std::move(baselines.front());
-
-  size_t runnable = 0;
-  for (const auto& rec : candidates) runnable += rec.disposition == Disposition::not_run;
-  Progress progress("timing", runnable, options_.show_progress);
+  std::vector<CandidateRecord> baselines;
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = options_.jobs > 0 ? options_.jobs : std::max(1, cores > 2 ? cores - 1 : cores);
+  Progress progress("searching", 0, options_.show_progress);
   double best_ms = 0;
-  for (CandidateRecord& rec : candidates) {
-    if (rec.disposition != Disposition::not_run) continue;
-    session_.run_candidate(rec, options_.rule, options_.warmup_ms, best_ms, /*verify_only=*/false);
-    if (rec.disposition == Disposition::passed && rec.time && (best_ms <= 0 || rec.time->median < best_ms))
-      best_ms = rec.time->median;
-    progress.step(best_ms > 0 ? fmt::format("best {:.4f} ms", best_ms) : std::string());
+  bool budget_spent = false;
+  // Each batch compiles in the background, in its order, while this thread times what is
+  // compiled (one core is left to it and the worker). The first batch's compiles also overlap
+  // the worker's preparing the problem: its inputs, reference and baseline timing.
+  for (std::vector<size_t> batch = search.next_batch(); !batch.empty() && !budget_spent; batch = search.next_batch()) {
+    std::vector<CompileRequest> requests;
+    for (size_t i : batch) requests.push_back(compile_request(sweep_of[i]->source, candidates[i], device.arch()));
+    CompilePipeline compiles(compiler_, std::move(requests), threads);
+    if (baselines.empty()) {
+      session_.set_problem(problem, tolerance, options_.seed);
+      // The reference is timed first, so it gets a long warmup: the GPU may be coming out of idle
+      // clocks, and an under-clocked reference would flatter every candidate.
+      baselines = session_.time_baselines(options_.rule, std::max(options_.warmup_ms, 200.0));
+    }
+    progress.add_total(batch.size());
+    while (auto done = compiles.next()) {
+      CandidateRecord& rec = candidates[batch[done->index]];
+      judge_compile(rec, std::move(done->info), options_.allow_spills);
+      if (rec.disposition == Disposition::not_run) {
+        session_.run_candidate(rec, options_.rule, options_.warmup_ms, best_ms, /*verify_only=*/false);
+        if (rec.disposition == Disposition::passed && rec.time && (best_ms <= 0 || rec.time->median < best_ms))
+          best_ms = rec.time->median;
+      }
+      progress.step(best_ms > 0 ? fmt::format("best {:.4f} ms", best_ms) : std::string());
+      if (options_.search.budget_s > 0 && seconds_since(t0) > options_.search.budget_s) {
+        budget_spent = true;
+        compiles.cancel();
+      }
+    }
+    out.compile_seconds += compiles.busy_seconds();
+    if (budget_spent)
+      for (size_t i : batch)  // taken into the batch, never compiled
+        if (candidates[i].disposition == Disposition::not_run && !candidates[i].compile.ok)
+          candidates[i].reason = budget_reason(options_.search.budget_s);
   }
   progress.finish();
+  out.search = search.finish(budget_spent ? budget_reason(options_.search.budget_s) : "");
+  if (baselines.empty()) {  // nothing to search: the baseline is still measured, for the record
+    session_.set_problem(problem, tolerance, options_.seed);
+    baselines = session_.time_baselines(options_.rule, std::max(options_.warmup_ms, 200.0));
+  }
+  CandidateRecord reference = std::move(baselines.front());
 
   // The final. The sweep took one pass over hundreds of candidates, and the fastest of hundreds
   // of noisy medians is flattered by its own noise (a sweep once printed and cached 1.022x for a
@@ -183,7 +231,7 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
     for (size_t j = 0; j < finalists.size(); ++j) candidates[finalists[j]] = std::move(final.kernels[j]);
     if (winner) reference = std::move(final.baselines[*winner]);
   }
-  out.run_seconds = seconds_since(t1);
+  out.run_seconds = seconds_since(t0);
 
   reference.config_name = key.config_name;
   const double reference_ms = reference.time ? reference.time->median : 0;
@@ -220,6 +268,8 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
     entry.ratio_vs_reference = win.ratio_vs_reference;
     entry.created_at = utc_iso_now();
     entry.ktune_version = KTUNE_VERSION;
+    const bool everything = options_.search.exhaustive && search.searched() == search.valid() && !budget_spent;
+    entry.search = everything ? "exhaustive" : out.search;
     try {
       cache_.put(entry);
     } catch (const Error& e) {

@@ -11,6 +11,7 @@
 #include "space/sweep_config.hpp"
 #include "store/cache.hpp"
 #include "store/results.hpp"
+#include "tune/search_order.hpp"
 #include "tune/session.hpp"
 
 namespace ktune {
@@ -36,12 +37,16 @@ struct TuneOptions {
   double final_margin = 0.03;
   int final_rounds = 5;
   int final_samples = 50;
+  SearchOptions search;
 };
 
 struct TuneResult {
   ProblemResult result;               // records[0] is the reference (cuBLAS) unless from_cache
   std::optional<size_t> best;         // index of the winner in result.records
   std::optional<CacheEntry> cached;   // set when answered from the cache
+  std::string search;                 // the search plan: how many candidates, chosen how
+  // compile_seconds: the compiles' span (they overlap the timing); run_seconds: the whole search,
+  // from enumeration to the final's end.
   double compile_seconds = 0, run_seconds = 0;
   std::string cache_warning;          // the winner could not be cached, and why
 };
@@ -68,6 +73,9 @@ class Tuner {
   }
 
  private:
+  static constexpr size_t kSeedShapes = 3;
+  std::vector<SearchSeed> nearest_winners(const Problem& problem, const DeviceInfo& device) const;
+
   Session& session_;
   Compiler& compiler_;
   BestConfigCache& cache_;

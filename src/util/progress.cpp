@@ -8,7 +8,7 @@
 namespace ktune {
 
 Progress::Progress(std::string label, size_t total, bool enabled)
-    : label_(std::move(label)), total_(total), enabled_(enabled && total > 0),
+    : label_(std::move(label)), total_(total), wanted_(enabled), enabled_(enabled && total > 0),
       tty_(isatty(STDERR_FILENO) != 0), start_(std::chrono::steady_clock::now()) {}
 
 Progress::~Progress() { finish(); }
@@ -16,6 +16,11 @@ Progress::~Progress() { finish(); }
 void Progress::step(std::string_view note) {
   ++done_;
   if (enabled_) draw(note);
+}
+
+void Progress::add_total(size_t more) {
+  total_ += more;
+  enabled_ = wanted_ && total_ > 0 && !finished_;
 }
 
 void Progress::draw(std::string_view note) {

@@ -14,6 +14,7 @@ class Progress {
   Progress(std::string label, size_t total, bool enabled = true);
   ~Progress();
   void step(std::string_view note = {});  // one item done
+  void add_total(size_t more);            // the work grew (a search's next batch)
   void finish();                          // idempotent
 
  private:
@@ -21,7 +22,7 @@ class Progress {
 
   std::string label_;
   size_t total_, done_ = 0;
-  bool enabled_, tty_, finished_ = false;
+  bool wanted_, enabled_, tty_, finished_ = false;
   size_t next_plain_report_ = 0;
   std::chrono::steady_clock::time_point start_;
 };

@@ -1,0 +1,121 @@
+#include "tune/search_order.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace ktune {
+namespace {
+
+// Same config, and exactly one tunable differs.
+bool neighbours(const CandidateRecord& a, const CandidateRecord& b) {
+  if (a.config_name != b.config_name || a.params.size() != b.params.size()) return false;
+  int differ = 0;
+  for (const auto& [name, value] : a.params) {
+    auto it = b.params.find(name);
+    if (it == b.params.end()) return false;
+    differ += it->second != value;
+  }
+  return differ == 1;
+}
+
+}  // namespace
+
+std::string budget_reason(double budget_s) {
+  return fmt::format("not searched: the --budget of {:g} s was spent", budget_s);
+}
+
+GuidedSearch::GuidedSearch(std::vector<CandidateRecord>& records, const std::vector<SearchSeed>& seeds,
+                           SearchOptions options)
+    : records_(records), options_(options), tried_(records.size(), false) {
+  for (size_t i = 0; i < records.size(); ++i)
+    if (records[i].disposition == Disposition::not_run && records[i].reason.empty()) {
+      valid_.push_back(i);
+      (records[i].estimate ? predicted_ : unpredicted_).push_back(i);
+    }
+  std::stable_sort(predicted_.begin(), predicted_.end(),
+                   [&](size_t a, size_t b) { return *records[a].estimate < *records[b].estimate; });
+  if (!options_.exhaustive)
+    for (const SearchSeed& seed : seeds)
+      for (size_t i : valid_)
+        if (records[i].config_name == seed.config_name && records[i].params == seed.params &&
+            std::find(seeded_.begin(), seeded_.end(), i) == seeded_.end())
+          seeded_.push_back(i);
+}
+
+size_t GuidedSearch::cap() const {
+  if (options_.max_candidates) return *options_.max_candidates;
+  // Without the user's cap, a config that predicts nothing is searched whole.
+  return options_.exhaustive ? valid_.size() : SearchOptions::default_cap + unpredicted_.size();
+}
+
+void GuidedSearch::take(size_t i, std::vector<size_t>& batch) {
+  if (tried_[i] || searched_ >= cap()) return;
+  tried_[i] = true;
+  ++searched_;
+  batch.push_back(i);
+}
+
+std::vector<size_t> GuidedSearch::next_batch() {
+  std::vector<size_t> batch;
+  const bool first = batches_++ == 0;
+  if (options_.exhaustive) {
+    if (first)
+      for (size_t i : valid_) take(i, batch);
+    return batch;
+  }
+  if (first) {
+    for (size_t i : seeded_) take(i, batch);
+    for (size_t i : predicted_) {
+      if (batch.size() >= seeded_.size() + SearchOptions::opening) break;
+      take(i, batch);
+    }
+    for (size_t i : unpredicted_) take(i, batch);
+    return batch;
+  }
+  // The leaders: the fastest passing candidates measured so far.
+  std::vector<size_t> leaders;
+  for (size_t i = 0; i < records_.size(); ++i)
+    if (tried_[i] && records_[i].disposition == Disposition::passed && records_[i].time) leaders.push_back(i);
+  std::stable_sort(leaders.begin(), leaders.end(),
+                   [&](size_t a, size_t b) { return records_[a].time->median < records_[b].time->median; });
+  if (leaders.size() > SearchOptions::leaders) leaders.resize(SearchOptions::leaders);
+  // Their untried neighbours, best predicted first; where none is left, the next predicted.
+  for (const std::vector<size_t>* pool : {&predicted_, &unpredicted_})
+    for (size_t i : *pool) {
+      if (batch.size() >= SearchOptions::batch) break;
+      if (tried_[i]) continue;
+      for (size_t l : leaders)
+        if (neighbours(records_[i], records_[l])) {
+          take(i, batch);
+          ++neighbours_;
+          break;
+        }
+    }
+  if (batch.empty())
+    for (size_t i : predicted_) {
+      if (batch.size() >= SearchOptions::batch) break;
+      take(i, batch);
+    }
+  return batch;
+}
+
+std::string GuidedSearch::finish(const std::string& why) {
+  const std::string reason =
+      !why.empty() ? why
+      : options_.exhaustive
+          ? fmt::format("not searched: beyond --max-candidates {}", searched_)
+          : fmt::format("not searched: the guided search stopped after {} (--exhaustive runs every candidate)",
+                        searched_);
+  for (size_t i : valid_)
+    if (!tried_[i]) records_[i].reason = reason;
+  if (options_.exhaustive) return fmt::format("{} of {} valid candidates (exhaustive)", searched_, valid_.size());
+  std::string out = fmt::format("{} of {} valid candidates, guided", searched_, valid_.size());
+  if (!seeded_.empty()) out += fmt::format(": {} seeded from the nearest tuned shapes", seeded_.size());
+  if (!predicted_.empty())
+    out += fmt::format("{} the configs' estimates, then {} neighbours of the fastest", seeded_.empty() ? ": by" : ", then by",
+                       neighbours_);
+  return out;
+}
+
+}  // namespace ktune

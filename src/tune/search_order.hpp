@@ -1,0 +1,73 @@
+// Which of a sweep's valid candidates are compiled and timed, and in what order.
+//
+// Exhaustive: all of them, in enumeration order, in one batch. Otherwise a guided search of at
+// most max_candidates in batches: first the winners of the nearest shapes already in the cache
+// (seeds) and the best-predicted candidates by their config's "estimate"
+// (space/sweep_config.hpp); then, batch after batch, the untried neighbours (one tunable changed)
+// of the fastest candidates measured so far, best predicted first, or the next predicted ones
+// where the leaders have no neighbour left. The estimate finds the region, the measurements
+// settle the details it cannot see (pipeline depth, epilogue, raster order). A config without an
+// estimate predicts nothing: its candidates are all searched in the first batch unless the user
+// capped the search. --budget (tune/tuner.cpp) can end the search sooner.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/record.hpp"
+
+namespace ktune {
+
+struct SearchOptions {
+  bool exhaustive = false;               // every valid candidate, in enumeration order
+  std::optional<size_t> max_candidates;  // set: the user's cap, on every candidate
+  double budget_s = 0;                   // > 0: no candidate starts after this many seconds of the sweep
+  // The cap when the user set none, the first batch's predicted candidates, how many neighbours a
+  // later batch holds and of how many leaders. Chosen on the exhaustive H100 sweeps in
+  // results/h100/sweeps (tests/host/test_search_order.cpp replays the search on them).
+  static constexpr size_t default_cap = 40, opening = 12, batch = 8, leaders = 2;
+};
+
+// A configuration to try first: a nearby shape's winner.
+struct SearchSeed {
+  std::string config_name;
+  Bindings params;
+};
+
+// The reason given to candidates a spent --budget leaves out.
+std::string budget_reason(double budget_s);
+
+class GuidedSearch {
+ public:
+  // Valid candidates are the records not_run with an empty reason. `records` must outlive the
+  // search; the caller times each batch's records (their disposition and time) before asking for
+  // the next batch.
+  GuidedSearch(std::vector<CandidateRecord>& records, const std::vector<SearchSeed>& seeds, SearchOptions options);
+
+  // Indices into the records to compile and time next; empty when the search is over.
+  std::vector<size_t> next_batch();
+  // Gives each valid candidate never searched the reason "not searched: ..." (`why` overrides it,
+  // e.g. a spent budget), and returns what the search did: "40 of 289 valid candidates, ...".
+  std::string finish(const std::string& why = "");
+
+  size_t valid() const { return valid_.size(); }
+  size_t searched() const { return searched_; }
+
+ private:
+  bool tried(size_t i) const { return tried_[i]; }
+  size_t cap() const;
+  void take(size_t i, std::vector<size_t>& batch);
+
+  std::vector<CandidateRecord>& records_;
+  SearchOptions options_;
+  std::vector<size_t> valid_;      // enumeration order
+  std::vector<size_t> predicted_;  // valid with an estimate, fastest predicted first (ties: enumeration order)
+  std::vector<size_t> unpredicted_;
+  std::vector<size_t> seeded_;
+  std::vector<bool> tried_;
+  size_t searched_ = 0, batches_ = 0, neighbours_ = 0;
+};
+
+}  // namespace ktune
