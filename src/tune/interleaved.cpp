@@ -52,7 +52,7 @@ Interleaved measure_interleaved(Session& session, const std::vector<CandidateRec
       if (!first && out.kernels[j].disposition != Disposition::passed) continue;
       CandidateRecord turn = compiled[j], baseline_turn;
       // The first turn gets a long warmup: the GPU may be coming out of idle clocks.
-      const double warmup = first && step == 0 ? std::max(o.warmup_ms, 200.0) : o.warmup_ms;
+      const double warmup = first && step == 0 ? std::max(o.warmup_ms, o.first_warmup_ms) : o.warmup_ms;
       session.run_candidate(turn, rule, warmup, /*best_ms=*/0, /*verify_only=*/false, o.plant_delay, &baseline_turn);
       fold(out.kernels[j], std::move(turn), first);
       fold(out.baselines[j], std::move(baseline_turn), first);
