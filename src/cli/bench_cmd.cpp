@@ -13,9 +13,13 @@
 // re-measured by a new build or timer, without tuning again.
 #include <fmt/format.h>
 
+#include <deque>
+#include <exception>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <thread>
 
 #include "bench/stats.hpp"
 #include "bench/suite.hpp"
@@ -27,6 +31,7 @@
 #include "space/enumerate.hpp"
 #include "store/cache.hpp"
 #include "store/gbench_json.hpp"
+#include "scale/gpu_list.hpp"
 #include "scale/shard.hpp"
 #include "store/results.hpp"
 #include "tune/interleaved.hpp"
@@ -45,6 +50,7 @@ struct BenchFlags {
   uint64_t seed = 20261121;
   double plant_delay_percent = 0;
   std::vector<std::string> configs_from;
+  std::string gpus;   // --gpus: "all" or "0,1"; empty: the one GPU a worker gets
   std::string shard;  // "I/N"; default: the job array's (scale/shard.hpp), else the whole suite
 };
 
@@ -110,20 +116,21 @@ std::map<std::string, Winner> recorded_winners(const std::vector<std::string>& f
   return out;
 }
 
-Winner find_winner(Tuner& tuner, const Planned& p, const std::optional<CacheEntry>& cached, int top) {
+Winner find_winner(Tuner& tuner, const Planned& p, const std::optional<CacheEntry>& cached, int top,
+                   std::mutex& print_mutex) {
   std::optional<CacheEntry> entry = cached;
   if (!entry) {
-    fmt::print("  no cached best configuration: tuning {}\n", config_names(p));
     TuneResult tuned = tuner.tune(p.sweeps, p.problem);
     entry = tuned.cached;  // the Tuner found one after all
     if (!entry) {
+      std::lock_guard lock(print_mutex);  // other GPUs' problems print too
+      fmt::print("\n{}: no cached best configuration, tuned {}", describe(p.problem), config_names(p));
       print_tune_result(tuned, top);
       if (!tuned.best) return {};
       const CandidateRecord& win = tuned.result.records[*tuned.best];
       return {win.params, win.config_name};
     }
   }
-  fmt::print("  best (tuned {}): {} {}\n", entry->created_at, entry->winner_config, short_params(entry->params));
   return {entry->params, entry->winner_config};
 }
 
@@ -165,6 +172,22 @@ CandidateRecord compile_best(Compiler& compiler, const Planned& p, const Winner&
 }
 
 bool ready(const CandidateRecord& best) { return best.disposition == Disposition::not_run && best.compile.ok; }
+
+// One GPU's part of a bench: its worker, a compiler and a cache handle of its own, its tuner.
+// Every candidate of a problem, and the problem's baseline, run on one lane's GPU.
+struct Lane {
+  Lane(std::string label, SessionOptions session_options, const std::filesystem::path& cache_dir, TuneOptions tune)
+      : label(std::move(label)),
+        session(std::move(session_options)),
+        compiler(cache_dir),
+        cache(cache_dir / "best_configs.json"),
+        tuner(session, compiler, cache, std::move(tune)) {}
+  std::string label;  // "GPU 1" (empty without --gpus)
+  Session session;
+  NvrtcCompiler compiler;
+  BestConfigCache cache;
+  Tuner tuner;
+};
 
 void print_row(const ProblemResult& r) {
   for (const CandidateRecord& rec : r.records) {
@@ -239,10 +262,46 @@ void setup_bench(CLI::App& app, int& exit_code) {
     const std::map<std::string, Winner> recorded =
         flags.configs_from.empty() ? std::map<std::string, Winner>{} : recorded_winners(flags.configs_from);
 
-    Session session(session_options(opts->common, measure));
-    const DeviceInfo& device = session.device();
-    fmt::print("device: {} ({}, {} SMs, driver {})\nsuite: {} ({} problems{})\n", device.name, device.arch(),
-               device.sm_count, device.driver_version, suite.name, plan.size(),
+    // One lane per GPU: without --gpus the one GPU a plain worker gets; with it, a worker per
+    // listed GPU, each shown only its own (CUDA_VISIBLE_DEVICES).
+    const std::filesystem::path cache_root = cache_dir(opts->common);
+    TuneOptions tune = tune_options(opts->common, measure);
+    std::vector<std::unique_ptr<Lane>> lanes;
+    if (flags.gpus.empty()) {
+      lanes.push_back(std::make_unique<Lane>("", session_options(opts->common, measure), cache_root, tune));
+      lanes.front()->session.device();  // NoGpuError here is the plain "no GPU" exit
+    } else {
+      const GpuList list = parse_gpu_list(flags.gpus);
+      Session probe(session_options(opts->common, measure));
+      const std::vector<int> gpus = resolve_gpus(list, probe.visible_gpus());
+      const char* parent_visible = std::getenv("CUDA_VISIBLE_DEVICES");
+      tune.show_progress = false;  // several GPUs' bars would overwrite each other
+      for (int gpu : gpus) {
+        SessionOptions so = session_options(opts->common, measure);
+        so.cuda_visible_devices =
+            visible_devices_for(gpu, parent_visible ? std::optional<std::string>(parent_visible) : std::nullopt);
+        auto lane = std::make_unique<Lane>(fmt::format("GPU {}", gpu), so, cache_root, tune);
+        try {
+          lane->session.device();
+        } catch (const Error& e) {  // a GPU that cannot start is reported; the others take its share
+          fmt::print(stderr, "warning: {} (CUDA_VISIBLE_DEVICES={}) did not start: {}; the other GPUs take its problems\n",
+                     lane->label, so.cuda_visible_devices, e.what());
+          continue;
+        }
+        lanes.push_back(std::move(lane));
+      }
+      if (lanes.empty()) throw NoGpuError("none of the GPUs --gpus " + flags.gpus + " names could start a worker");
+      for (const auto& lane : lanes)
+        if (lane->session.device().name != lanes.front()->session.device().name)
+          throw ConfigError(fmt::format("--gpus: {} is a {} but {} is a {}; one results file holds one GPU model "
+                                        "(run a bench per model, then `ktune merge`)",
+                                        lane->label, lane->session.device().name, lanes.front()->label,
+                                        lanes.front()->session.device().name));
+    }
+    const DeviceInfo device = lanes.front()->session.device();
+    fmt::print("device: {} ({}, {} SMs, driver {}){}\nsuite: {} ({} problems{})\n", device.name, device.arch(),
+               device.sm_count, device.driver_version,
+               flags.gpus.empty() ? "" : fmt::format(" x {} GPUs", lanes.size()), suite.name, plan.size(),
                shard ? fmt::format(", shard {} of its {}", shard->str(), suite.problems.size()) : "");
     for (const Planned& p : plan)
       if (p.family->device_bytes(p.problem) > device.global_mem_bytes)
@@ -250,14 +309,12 @@ void setup_bench(CLI::App& app, int& exit_code) {
                                       p.family->device_bytes(p.problem) / 1073741824.0, device.name,
                                       device.global_mem_bytes / 1073741824.0));
 
-    NvrtcCompiler compiler(cache_dir(opts->common));
-    BestConfigCache cache(cache_dir(opts->common) / "best_configs.json");
+    BestConfigCache& cache = lanes.front()->cache;
     std::vector<std::optional<CacheEntry>> cached;
     std::vector<const Planned*> missing;
     for (const Planned& p : plan) {
       const bool given = recorded.contains(describe(p.problem));
-      cached.push_back(measure.retune || given ? std::nullopt
-                                               : lookup(cache, p, device, tune_options(opts->common, measure)));
+      cached.push_back(measure.retune || given ? std::nullopt : lookup(cache, p, device, tune));
       if (!cached.back() && !given) missing.push_back(&p);
     }
     if (flags.no_tune && !missing.empty()) {
@@ -269,34 +326,35 @@ void setup_bench(CLI::App& app, int& exit_code) {
       return;
     }
 
-    Tuner tuner(session, compiler, cache, tune_options(opts->common, measure));
     const ToleranceOverride tolerance{measure.rtol, measure.atol, measure.norm_tol};
     const RunInfo info = make_run_info(device);
     // A shard's default stem says which one it is: the shards of one array write side by side.
     const std::string shard_tag = shard ? fmt::format("-shard{}of{}", shard->index, shard->count) : "";
     const std::string stem = flags.stem.empty() ? results_stem("bench-" + suite.name + shard_tag) : flags.stem;
     const std::filesystem::path out_dir = measure.out;
-    std::vector<ProblemResult> results;
-    int failures = 0;
-    for (size_t i = 0; i < plan.size(); ++i) {
+
+    // Tunes (where needed) and measures problem i on one lane's GPU.
+    std::mutex print_mutex;
+    auto bench_problem = [&](Lane& lane, size_t i) {
       const Planned& p = plan[i];
-      fmt::print("\n[{}/{}] {}\n", i + 1, plan.size(), describe(p.problem));
       ProblemResult result;
       result.problem = p.problem;
       result.cost = p.family->cost(p.problem);
 
       Winner winner;
+      std::string origin;
       if (auto given = recorded.find(describe(p.problem)); given != recorded.end()) {
         winner = given->second;
-        fmt::print("  configuration from --configs-from: {} {}\n", winner.config, short_params(*winner.params));
+        origin = "configuration from --configs-from";
       } else {
-        winner = find_winner(tuner, p, cached[i], measure.top);
+        winner = find_winner(lane.tuner, p, cached[i], measure.top, print_mutex);
+        origin = cached[i] ? fmt::format("best (tuned {})", cached[i]->created_at) : "best (tuned now)";
       }
-      CandidateRecord best = compile_best(compiler, p, winner, device);
+      CandidateRecord best = compile_best(lane.compiler, p, winner, device);
       if (ready(best)) {
-        session.set_problem(p.problem, tolerance_for(*p.family, p.problem, tolerance), flags.seed);
+        lane.session.set_problem(p.problem, tolerance_for(*p.family, p.problem, tolerance), flags.seed);
         InterleavedOptions io{flags.rounds, flags.samples, measure.warmup_ms, flags.plant_delay_percent / 100};
-        Interleaved measured = measure_interleaved(session, {best}, io);
+        Interleaved measured = measure_interleaved(lane.session, {best}, io);
         best = std::move(measured.kernels.front());
         CandidateRecord reference = std::move(measured.baselines.front());
         reference.config_name = best.config_name;
@@ -305,27 +363,84 @@ void setup_bench(CLI::App& app, int& exit_code) {
         derive_metrics(best, result.cost, reference_ms);
         result.records.push_back(std::move(reference));
         // The problem's other baselines (the copy roof beside cuDNN), timed once each after it.
-        for (size_t b = 1; b < session.baseline_count(); ++b) {
-          CandidateRecord extra =
-              session.time_baseline(tune_options(opts->common, measure).rule, measure.warmup_ms, b);
+        for (size_t b = 1; b < lane.session.baseline_count(); ++b) {
+          CandidateRecord extra = lane.session.time_baseline(tune.rule, measure.warmup_ms, b);
           extra.config_name = best.config_name;
           derive_metrics(extra, result.cost, reference_ms);
           result.records.push_back(std::move(extra));
         }
       }
-      if (best.disposition != Disposition::passed) ++failures;
+      std::lock_guard lock(print_mutex);
+      fmt::print("\n[{}/{}] {}{}\n", i + 1, plan.size(), describe(p.problem),
+                 lane.label.empty() ? "" : " on " + lane.label);
+      if (winner.params) fmt::print("  {}: {} {}\n", origin, winner.config, short_params(*winner.params));
       result.records.push_back(std::move(best));
       print_row(result);
-      results.push_back(std::move(result));
+      return result;
+    };
 
-      // Rewritten after every problem, so a later failure loses nothing.
+    // The problems are a shared queue: each lane takes the next one when it is free, so a GPU
+    // slowed by long problems takes fewer. A lane whose worker cannot be restarted hands its
+    // problem back and stops; the others finish the suite.
+    std::deque<size_t> queue;
+    for (size_t i = 0; i < plan.size(); ++i) queue.push_back(i);
+    std::vector<std::optional<ProblemResult>> done(plan.size());
+    size_t live = lanes.size();
+    std::exception_ptr failure;
+    auto write_done = [&] {  // with print_mutex held; rewritten after every problem, so a failure loses nothing
+      std::vector<ProblemResult> results;
+      for (const auto& r : done)
+        if (r) results.push_back(*r);
       write_results(out_dir, stem, info, results, problem_columns(results));
       write_file_atomic(out_dir / (stem + ".md"), bench_markdown(suite, info, results));
       if (flags.format == "gbench")
         write_file_atomic(out_dir / (stem + ".gbench.json"),
                           gbench_json(info, results, gbench_host_now(), problem_columns(results)).dump(2) + "\n");
+    };
+    auto run_lane = [&](Lane& lane) {
+      while (true) {
+        size_t i;
+        {
+          std::lock_guard lock(print_mutex);
+          if (queue.empty() || failure) return;
+          i = queue.front();
+          queue.pop_front();
+        }
+        try {
+          ProblemResult result = bench_problem(lane, i);
+          std::lock_guard lock(print_mutex);
+          done[i] = std::move(result);
+          write_done();
+        } catch (const ConfigError&) {  // bad input fails the same on every GPU
+          std::lock_guard lock(print_mutex);
+          if (!failure) failure = std::current_exception();
+          return;
+        } catch (const Error& e) {
+          std::lock_guard lock(print_mutex);
+          if (lanes.size() == 1 || --live == 0) {
+            if (!failure) failure = std::current_exception();
+            return;
+          }
+          fmt::print(stderr, "warning: {} failed on {}: {}; it goes to another GPU, and {} takes no more problems\n",
+                     describe(plan[i].problem), lane.label, e.what(), lane.label);
+          queue.push_back(i);
+          return;
+        }
+      }
+    };
+    if (lanes.size() == 1) {
+      run_lane(*lanes.front());
+    } else {
+      std::vector<std::jthread> threads;
+      for (auto& lane : lanes) threads.emplace_back([&run_lane, &lane] { run_lane(*lane); });
     }
-
+    if (failure) std::rethrow_exception(failure);
+    std::vector<ProblemResult> results;
+    for (auto& r : done)
+      if (r) results.push_back(std::move(*r));
+    int failures = static_cast<int>(plan.size() - results.size());
+    for (const ProblemResult& r : results)
+      if (r.records.empty() || r.records.back().disposition != Disposition::passed) ++failures;
     fmt::print("\nresults: {}\n", (out_dir / (stem + ".json")).string());
     fmt::print("         {}\n         {}\n", (out_dir / (stem + ".csv")).string(), (out_dir / (stem + ".md")).string());
     if (flags.format == "gbench") fmt::print("         {}\n", (out_dir / (stem + ".gbench.json")).string());

@@ -14,9 +14,20 @@ std::vector<std::string> worker_argv(const SessionOptions& o) {
   return {o.worker_executable.string(), "__worker", "--cache-dir", o.compile_cache_dir.string()};
 }
 
+std::vector<std::string> worker_env(const SessionOptions& o) {
+  if (o.cuda_visible_devices.empty()) return {};
+  return {"CUDA_VISIBLE_DEVICES=" + o.cuda_visible_devices};
+}
+
 }  // namespace
 
-Session::Session(SessionOptions options) : options_(std::move(options)), client_(worker_argv(options_)) {}
+Session::Session(SessionOptions options)
+    : options_(std::move(options)), client_(worker_argv(options_), worker_env(options_)) {}
+
+int Session::visible_gpus() {
+  ensure_ready();
+  return visible_gpus_;
+}
 
 WorkerClient::Reply Session::call(const nlohmann::json& request, std::chrono::milliseconds timeout) {
   WorkerClient::Reply reply = client_.call(request, timeout);
@@ -48,6 +59,7 @@ void Session::ensure_ready() {
       throw Error("the GPU worker failed to start: " + error);
     }
     device_ = reply.body.at("device").get<DeviceInfo>();
+    visible_gpus_ = reply.body.value("visible_gpus", 1);
     problem_loaded_ = false;
   }
   if (problem_request_ && !problem_loaded_) {

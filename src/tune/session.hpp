@@ -21,6 +21,7 @@ struct SessionOptions {
   std::chrono::milliseconds candidate_timeout{20000};  // a candidate not done by then is hung
   std::chrono::milliseconds setup_timeout{300000};     // device start, inputs and reference
   TimingMethod timing;                                 // how the worker times samples
+  std::string cuda_visible_devices;                    // set: the worker's CUDA_VISIBLE_DEVICES (its GPU)
 };
 
 class Session {
@@ -51,6 +52,8 @@ class Session {
   Ceilings measure_ceilings(const StoppingRule&, double warmup_ms);
 
   int worker_restarts() const { return restarts_; }
+  // GPUs the worker can see (CUDA_VISIBLE_DEVICES applied); it measures on the first.
+  int visible_gpus();
 
  private:
   WorkerClient::Reply call(const nlohmann::json& request, std::chrono::milliseconds timeout);
@@ -62,6 +65,7 @@ class Session {
   std::optional<nlohmann::json> problem_request_;
   bool problem_loaded_ = false;
   size_t baseline_count_ = 1;  // from the worker's answer to the problem
+  int visible_gpus_ = 1;       // from the worker's answer to hello
   int restarts_ = 0;
 };
 

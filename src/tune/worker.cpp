@@ -1,5 +1,6 @@
 #include "tune/worker.hpp"
 
+#include <cuda_runtime.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -52,7 +53,12 @@ class Worker {
     timing.hold = request.value("hold", timing.hold);
     timing.cooldown_ms = request.value("cooldown_ms", timing.cooldown_ms);
     gpu_->set_timing(timing);
-    return {{"ok", true}, {"device", gpu_->device()}, {"telemetry_note", gpu_->telemetry_note()}};
+    int visible = 0;
+    if (cudaGetDeviceCount(&visible) != cudaSuccess) visible = 1;  // the context above works: at least one
+    return {{"ok", true},
+            {"device", gpu_->device()},
+            {"telemetry_note", gpu_->telemetry_note()},
+            {"visible_gpus", visible}};
   }
 
   json problem(const json& request) {

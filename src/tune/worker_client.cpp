@@ -8,7 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <string_view>
 #include <cstring>
 
 #include "util/error.hpp"
@@ -31,7 +33,8 @@ bool write_all(int fd, const std::string& text) {
 
 }  // namespace
 
-WorkerClient::WorkerClient(std::vector<std::string> argv) : argv_(std::move(argv)) {
+WorkerClient::WorkerClient(std::vector<std::string> argv, std::vector<std::string> env)
+    : argv_(std::move(argv)), env_(std::move(env)) {
   // A write to a worker that just died must be an error return, not a signal that kills ktune.
   signal(SIGPIPE, SIG_IGN);
 }
@@ -49,7 +52,19 @@ void WorkerClient::start() {
   std::vector<char*> args;
   for (auto& a : argv_) args.push_back(a.data());
   args.push_back(nullptr);
-  int rc = posix_spawn(&pid_, argv_[0].c_str(), &actions, nullptr, args.data(), environ);
+  // This process's environment, with the overrides in place of the variables they name.
+  std::vector<char*> envp;
+  for (char** e = environ; *e; ++e) {
+    const std::string_view var(*e);
+    const bool overridden = std::any_of(env_.begin(), env_.end(), [&](const std::string& o) {
+      const size_t eq = o.find('=');
+      return var.size() > eq && var.substr(0, eq + 1) == std::string_view(o).substr(0, eq + 1);
+    });
+    if (!overridden) envp.push_back(*e);
+  }
+  for (auto& o : env_) envp.push_back(o.data());
+  envp.push_back(nullptr);
+  int rc = posix_spawn(&pid_, argv_[0].c_str(), &actions, nullptr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   close(in_pipe[0]);
   close(out_pipe[1]);

@@ -15,8 +15,9 @@ namespace ktune {
 
 class WorkerClient {
  public:
-  // `argv` is the worker's command line, argv[0] the executable.
-  explicit WorkerClient(std::vector<std::string> argv);
+  // `argv` is the worker's command line, argv[0] the executable. `env` ("NAME=VALUE") replaces or
+  // adds to this process's environment for the worker (CUDA_VISIBLE_DEVICES picks its GPU).
+  explicit WorkerClient(std::vector<std::string> argv, std::vector<std::string> env = {});
   ~WorkerClient();
   // move-only
   WorkerClient(const WorkerClient&) = delete;
@@ -39,6 +40,7 @@ class WorkerClient {
   std::string reap(bool kill_first);
 
   std::vector<std::string> argv_;
+  std::vector<std::string> env_;
   pid_t pid_ = -1;
   int to_worker_ = -1;
   int from_worker_ = -1;

@@ -71,5 +71,42 @@ TEST(Bench, SuiteRunsCachesAndCompares) {
   fs::remove_all(dir);
 }
 
+// --gpus: a worker per listed GPU takes problems from one queue. This machine may have one GPU,
+// so two workers share it (0,0): the queue, the per-problem results in suite order and the one
+// cache are what is tested, not speed. The same problems benched without --gpus must get the
+// same configurations from the cache the parallel run wrote.
+TEST(Bench, GpusSpreadsProblemsOverWorkersIntoOneResultsFileAndCache) {
+  KTUNE_REQUIRE_GPU();
+  const fs::path dir = test::scratch_dir("bench-gpus");
+  const std::string suite = std::string(KTUNE_SOURCE_DIR) + "/tests/gpu/data/bench_suite_4.json";
+  const std::string common = " --samples 20 --rounds 2 --no-progress --out " + (dir / "out").string() +
+                             " --cache-dir " + (dir / "cache").string();
+  ASSERT_EQ(test::run_ktune("bench " + suite + " --gpus 0,0 --stem parallel" + common, dir / "parallel.txt"), 0)
+      << read_file(dir / "parallel.txt");
+  const std::string log = read_file(dir / "parallel.txt");
+  EXPECT_NE(log.find("x 2 GPUs"), std::string::npos) << log;
+  const auto parallel = read_results(dir / "out" / "parallel.json", nullptr);
+  ASSERT_EQ(parallel.size(), 4u);
+  const std::vector<int64_t> rows = {1024, 512, 1000, 256};
+  for (size_t i = 0; i < parallel.size(); ++i) {
+    EXPECT_EQ(parallel[i].problem.dims.at("M"), rows[i]) << "suite order";
+    ASSERT_EQ(parallel[i].records.size(), 2u);
+    EXPECT_EQ(parallel[i].records[1].disposition, Disposition::passed) << parallel[i].records[1].reason;
+  }
+  ASSERT_EQ(test::run_ktune("bench " + suite + " --no-tune --stem serial" + common, dir / "serial.txt"), 0)
+      << read_file(dir / "serial.txt");
+  const auto serial = read_results(dir / "out" / "serial.json", nullptr);
+  ASSERT_EQ(serial.size(), 4u);
+  for (size_t i = 0; i < serial.size(); ++i) EXPECT_EQ(serial[i].records[1].params, parallel[i].records[1].params);
+
+  // Bad lists are refused before any work, with the reason.
+  EXPECT_EQ(test::run_ktune("bench " + suite + " --gpus 0,x" + common, dir / "bad.txt"), 2);
+  EXPECT_NE(read_file(dir / "bad.txt").find("'x' is not a GPU index"), std::string::npos) << read_file(dir / "bad.txt");
+  EXPECT_EQ(test::run_ktune("bench " + suite + " --gpus 64" + common, dir / "missing.txt"), 2);
+  EXPECT_NE(read_file(dir / "missing.txt").find("GPU 64 does not exist"), std::string::npos)
+      << read_file(dir / "missing.txt");
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace ktune
