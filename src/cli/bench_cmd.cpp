@@ -228,6 +228,9 @@ void setup_bench(CLI::App& app, int& exit_code) {
   cmd->add_option("--plant-delay", opts->bench.plant_delay_percent,
                   "make every tuned kernel this many percent slower on the GPU (tests the regression gate)")
       ->check(CLI::Range(0.0, 100.0));
+  cmd->add_option("--gpus", opts->bench.gpus,
+                  "all | 0,1,...: spread the problems over these GPUs, a worker each (every candidate of a problem "
+                  "runs on one GPU); one results file and cache");
   cmd->add_option("--shard", opts->bench.shard,
                   "I/N: only the suite's problems whose index is I modulo N (default: a Slurm or Kubernetes job "
                   "array's task; then `ktune merge` the shards' results and caches)");

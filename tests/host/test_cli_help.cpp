@@ -106,6 +106,17 @@ TEST_F(CliHelp, CompileSampleCompilesASpreadAndCountsTheRest) {
   EXPECT_GT(left_out, 10 * compiled);
 }
 
+TEST_F(CliHelp, SearchAndGpuFlagsAreOfferedAndABadGpuListNeedsNoGpuToRefuse) {
+  const Ran gemm = run_ktune("gemm --help");
+  for (const char* flag : {"--exhaustive", "--max-candidates", "--budget"})
+    EXPECT_NE(gemm.output.find(flag), std::string::npos) << flag << "\n" << gemm.output;
+  const Ran bench = run_ktune("bench --help");
+  EXPECT_NE(bench.output.find("--gpus"), std::string::npos) << bench.output;
+  const Ran bad = run_ktune("bench " + std::string(KTUNE_SOURCE_DIR) + "/suites/default.json --gpus 0,x");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("'x' is not a GPU index"), std::string::npos) << bad.output;
+}
+
 TEST_F(CliHelp, ADimensionBelowOneIsRefusedPlainly) {
   const Ran r = run_ktune("softmax --rows 0 --cols 5");
   EXPECT_NE(r.exit_code, 0) << r.output;
