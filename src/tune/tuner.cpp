@@ -207,6 +207,7 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
   }
   progress.finish();
   out.search = search.finish(budget_spent ? budget_reason(options_.search.budget_s) : "");
+  if (budget_spent) out.search += fmt::format("; ended by the --budget of {:g} s", options_.search.budget_s);
   if (baselines.empty()) {  // nothing to search: the baseline is still measured, for the record
     session_.set_problem(problem, tolerance, options_.seed);
     baselines = session_.time_baselines(options_.rule, std::max(options_.warmup_ms, 200.0));

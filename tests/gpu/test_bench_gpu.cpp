@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpu_test_support.hpp"
+#include "store/cache.hpp"
 #include "store/results.hpp"
 #include "util/fs.hpp"
 
@@ -105,6 +106,72 @@ TEST(Bench, GpusSpreadsProblemsOverWorkersIntoOneResultsFileAndCache) {
   EXPECT_EQ(test::run_ktune("bench " + suite + " --gpus 64" + common, dir / "missing.txt"), 2);
   EXPECT_NE(read_file(dir / "missing.txt").find("GPU 64 does not exist"), std::string::npos)
       << read_file(dir / "missing.txt");
+  fs::remove_all(dir);
+}
+
+// Shards 0/2 and 1/2 benched separately (each with its own cache) and merged give the cache one
+// run of the whole suite gives: the same keys, the same configurations. --max-candidates 1 makes
+// each winner the sweep's first candidate, so the comparison does not hang on timing noise.
+TEST(Bench, ShardsMergedGiveTheCacheOfOneRun) {
+  KTUNE_REQUIRE_GPU();
+  const fs::path dir = test::scratch_dir("bench-shards");
+  const std::string suite = std::string(KTUNE_SOURCE_DIR) + "/tests/gpu/data/bench_suite_4.json";
+  const std::string common = " --samples 10 --rounds 2 --max-candidates 1 --no-progress --out " + (dir / "out").string();
+  ASSERT_EQ(test::run_ktune("bench " + suite + " --stem whole --cache-dir " + (dir / "whole").string() + common,
+                            dir / "whole.txt"),
+            0)
+      << read_file(dir / "whole.txt");
+  for (const char* shard : {"0", "1"})
+    ASSERT_EQ(test::run_ktune("bench " + suite + " --shard " + shard + "/2 --stem part" + shard + " --cache-dir " +
+                                  (dir / ("part" + std::string(shard))).string() + common,
+                              dir / ("part" + std::string(shard) + ".txt")),
+              0)
+        << read_file(dir / ("part" + std::string(shard) + ".txt"));
+  ASSERT_EQ(test::run_ktune("merge --out " + (dir / "merged.json").string() + " " +
+                                (dir / "part0" / "best_configs.json").string() + " " +
+                                (dir / "part1" / "best_configs.json").string(),
+                            dir / "merge.txt"),
+            0)
+      << read_file(dir / "merge.txt");
+  const auto whole = BestConfigCache(dir / "whole" / "best_configs.json").list();
+  const auto merged = BestConfigCache(dir / "merged.json").list();
+  ASSERT_EQ(whole.size(), 4u);
+  ASSERT_EQ(merged.size(), whole.size());
+  for (size_t i = 0; i < whole.size(); ++i) {
+    EXPECT_EQ(merged[i].key, whole[i].key) << merged[i].key.str() << "\n" << whole[i].key.str();
+    EXPECT_EQ(merged[i].params, whole[i].params) << whole[i].key.str();
+    EXPECT_EQ(merged[i].winner_config, whole[i].winner_config);
+  }
+  fs::remove_all(dir);
+}
+
+// --budget ends a search early: what was not searched says so, and a winner is still chosen,
+// verified and cached from what was.
+TEST(Search, BudgetEndsTheSearchAndSaysWhy) {
+  KTUNE_REQUIRE_GPU();
+  const fs::path dir = test::scratch_dir("search-budget");
+  ASSERT_EQ(test::run_ktune("gemm --m 2048 --budget 0.01 --no-progress --cache-dir " + (dir / "cache").string() +
+                                " --out " + (dir / "out").string(),
+                            dir / "log.txt"),
+            0)
+      << read_file(dir / "log.txt");
+  EXPECT_NE(read_file(dir / "log.txt").find("--budget of 0.01 s"), std::string::npos) << read_file(dir / "log.txt");
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir / "out"))
+    if (e.path().extension() == ".json") files.push_back(e.path());
+  ASSERT_EQ(files.size(), 1u);
+  const auto results = read_results(files.front(), nullptr);
+  ASSERT_EQ(results.size(), 1u);
+  size_t passed = 0, budget = 0;
+  for (const CandidateRecord& rec : results[0].records) {
+    if (rec.is_baseline()) continue;
+    passed += rec.disposition == Disposition::passed;
+    budget += rec.reason.find("--budget of 0.01 s was spent") != std::string::npos;
+  }
+  EXPECT_GE(passed, 1u);
+  EXPECT_LE(passed, 12u);  // the first batch at most
+  EXPECT_GT(budget, 0u);
+  EXPECT_EQ(BestConfigCache(dir / "cache" / "best_configs.json").list().size(), 1u);
   fs::remove_all(dir);
 }
 
