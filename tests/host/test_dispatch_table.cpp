@@ -68,6 +68,21 @@ TEST(DispatchTable, NearestShapeInLogSpace) {
   EXPECT_TRUE(std::isinf(shape_distance({{"M", 0}}, {{"M", 4}})));
 }
 
+// The guided search's seeds: the few nearest tuned shapes of the same dtype, options and GPU,
+// nearest first.
+TEST(DispatchTable, NearestRowsAreSortedAndFiltered) {
+  const std::vector<DispatchRow> table = sample_table();
+  const Options rr = {{"layout", "rr"}};
+  const auto rows =
+      nearest_rows(table, "gemm", "fp16", rr, {{"M", 2000}, {"N", 2000}, {"K", 2000}}, "NVIDIA H100 80GB HBM3", 3);
+  ASSERT_EQ(rows.size(), 2u);  // the cr row and the H200's are not this problem's neighbours
+  EXPECT_EQ(rows[0].row->kernel_name, "small");  // 3 * log2(1.95) < 3 * log2(2.05)
+  EXPECT_EQ(rows[1].row->kernel_name, "big");
+  EXPECT_LT(rows[0].distance, rows[1].distance);
+  EXPECT_EQ(nearest_rows(table, "gemm", "fp16", rr, {{"M", 2000}, {"N", 2000}, {"K", 2000}}, "", 3).size(), 3u);
+  EXPECT_EQ(nearest_rows(table, "gemm", "fp16", rr, {{"M", 2000}, {"N", 2000}, {"K", 2000}}, "", 1).size(), 1u);
+}
+
 TEST(DispatchTable, JsonRoundTrip) {
   const std::vector<DispatchRow> table = sample_table();
   EXPECT_EQ(parse_dispatch_json(nlohmann::json::parse(dispatch_json(table).dump())), table);
