@@ -2,6 +2,8 @@
 // summary of a bench run.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -21,6 +23,30 @@
 
 namespace ktune {
 namespace {
+
+// Every committed suite loads and every problem in it is one its family accepts, so a typo in a
+// suite is caught here and not on the GPU machine. The edges suite covers each of issue 12's
+// categories in fp16, bf16, TF32 and fp8 and all four layouts.
+TEST(Suite, EveryCommittedSuiteLoadsAndItsProblemsAreValid) {
+  int suites = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(KTUNE_SOURCE_DIR "/suites")) {
+    if (entry.path().extension() != ".json") continue;
+    ++suites;
+    const Suite s = load_suite(entry.path());
+    EXPECT_FALSE(s.problems.empty()) << entry.path();
+    for (const SuiteProblem& p : s.problems) EXPECT_NO_THROW(check_problem(p.problem)) << entry.path() << ": " << describe(p.problem);
+  }
+  EXPECT_GE(suites, 10);
+  const Suite edges = load_suite(KTUNE_SOURCE_DIR "/suites/edges.json");
+  EXPECT_GE(edges.problems.size(), 30u);
+  std::set<std::string> dtypes, layouts;
+  for (const SuiteProblem& p : edges.problems) {
+    dtypes.insert(p.problem.dtype);
+    layouts.insert(p.problem.option("layout"));
+  }
+  EXPECT_EQ(dtypes, (std::set<std::string>{"bf16", "fp16", "fp32", "fp8"}));
+  EXPECT_EQ(layouts, (std::set<std::string>{"cc", "cr", "rc", "rr"}));
+}
 
 TEST(Suite, DefaultSuiteHasTheAgreedProblems) {
   const Suite s = load_suite(KTUNE_SOURCE_DIR "/suites/default.json");
