@@ -87,7 +87,11 @@ std::vector<SweepConfig> configs_for(const SuiteProblem& sp, const Suite& suite,
 // is missing without tuning it.
 std::optional<CacheEntry> lookup(const BestConfigCache& cache, const Planned& p, const DeviceInfo& device,
                                  const TuneOptions& options) {
-  return cache.find(sweeps_cache_key(active_sweeps(p.sweeps, device), p.problem, device, options));
+  std::optional<CacheEntry> hit =
+      cache.find(sweeps_cache_key(active_sweeps(p.sweeps, device), p.problem, device, options));
+  // As the Tuner does: a guided search's winner does not answer for an exhaustive one.
+  if (hit && options.search.exhaustive && !hit->exhaustive()) return std::nullopt;
+  return hit;
 }
 
 std::string config_names(const Planned& p) {
