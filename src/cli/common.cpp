@@ -10,6 +10,7 @@
 #include "compile/embedded.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "families/family.hpp"
+#include "scale/shard.hpp"
 #include "util/fs.hpp"
 #include "util/utc_time.hpp"
 
@@ -198,6 +199,7 @@ TuneOptions tune_options(const CommonFlags& c, const MeasureFlags& m) {
   o.search.exhaustive = m.exhaustive;
   if (m.max_candidates > 0) o.search.max_candidates = static_cast<size_t>(m.max_candidates);
   o.search.budget_s = m.budget_s;
+  if (!m.candidate_shard.empty()) o.search.shard = parse_shard(m.candidate_shard);
   return o;
 }
 

@@ -63,6 +63,7 @@ struct MeasureFlags {
   bool exhaustive = false;
   int max_candidates = 0;  // 0: the search's default
   double budget_s = 0;     // 0: no time limit
+  std::string candidate_shard;  // "I/N": one problem's candidates split over a job array (family commands)
   TimingMethod timing;
   std::optional<double> rtol, atol, norm_tol;
 };

@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/run_tuning.hpp"
+#include "scale/shard.hpp"
 #include "cuda/device_query.hpp"
 #include "store/cache.hpp"
 #include "store/dispatch_table.hpp"
@@ -71,6 +72,9 @@ void setup_family_commands(CLI::App& app, int& exit_code) {
     add_problem_flags(*cmd, opts->problem, *family, /*required=*/true);
     add_common_flags(*cmd, opts->common);
     add_measure_flags(*cmd, opts->measure);
+    cmd->add_option("--shard", opts->measure.candidate_shard,
+                    "I/N: search only the valid candidates whose index is I modulo N (one problem's candidates "
+                    "over a job array; give each job its own --cache-dir, then `ktune merge` the caches)");
     cmd->add_flag("--no-tune", opts->no_tune,
                   "answer from the cache only: this shape's winner, or the nearest tuned shape's (no GPU needed)");
     cmd->callback([opts, family, &exit_code] {
@@ -78,6 +82,7 @@ void setup_family_commands(CLI::App& app, int& exit_code) {
         exit_code = answer_without_tuning(*family, make_problem(*family, opts->problem), opts->common);
         return;
       }
+      if (!opts->measure.candidate_shard.empty()) parse_shard(opts->measure.candidate_shard);  // bad input before the GPU
       exit_code = run_tuning(load_configs(opts->common, *family), {make_problem(*family, opts->problem)},
                              opts->common, opts->measure, std::string(family->name()));
     });

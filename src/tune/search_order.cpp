@@ -28,8 +28,13 @@ std::string budget_reason(double budget_s) {
 GuidedSearch::GuidedSearch(std::vector<CandidateRecord>& records, const std::vector<SearchSeed>& seeds,
                            SearchOptions options)
     : records_(records), options_(options), tried_(records.size(), false) {
+  size_t valid_index = 0;
   for (size_t i = 0; i < records.size(); ++i)
     if (records[i].disposition == Disposition::not_run && records[i].reason.empty()) {
+      if (options_.shard && !options_.shard->contains(valid_index++)) {
+        records[i].reason = fmt::format("not searched: shard {} searches other candidates", options_.shard->str());
+        continue;
+      }
       valid_.push_back(i);
       (records[i].estimate ? predicted_ : unpredicted_).push_back(i);
     }
@@ -109,8 +114,10 @@ std::string GuidedSearch::finish(const std::string& why) {
                         searched_);
   for (size_t i : valid_)
     if (!tried_[i]) records_[i].reason = reason;
-  if (options_.exhaustive) return fmt::format("{} of {} valid candidates (exhaustive)", searched_, valid_.size());
-  std::string out = fmt::format("{} of {} valid candidates, guided", searched_, valid_.size());
+  const std::string share = options_.shard ? fmt::format(" in shard {}'s share", options_.shard->str()) : "";
+  if (options_.exhaustive)
+    return fmt::format("{} of {} valid candidates{} (exhaustive)", searched_, valid_.size(), share);
+  std::string out = fmt::format("{} of {} valid candidates{}, guided", searched_, valid_.size(), share);
   if (!seeded_.empty()) out += fmt::format(": {} seeded from the nearest tuned shapes", seeded_.size());
   if (!predicted_.empty())
     out += fmt::format("{} the configs' estimates, then {} neighbours of the fastest", seeded_.empty() ? ": by" : ", then by",

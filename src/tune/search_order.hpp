@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/record.hpp"
+#include "scale/shard.hpp"
 
 namespace ktune {
 
@@ -24,6 +25,10 @@ struct SearchOptions {
   bool exhaustive = false;               // every valid candidate, in enumeration order
   std::optional<size_t> max_candidates;  // set: the user's cap, on every candidate
   double budget_s = 0;                   // > 0: no candidate starts after this many seconds of the sweep
+  // Set: only the valid candidates whose index among them (enumeration order) is I modulo N are
+  // searched: one problem's candidates spread over the jobs of an array, whose caches `ktune
+  // merge` then combines (the faster entry per key).
+  std::optional<Shard> shard;
   // The cap when the user set none, the first batch's predicted candidates, how many neighbours a
   // later batch holds and of how many leaders. Chosen on the exhaustive H100 sweeps in
   // results/h100/sweeps (tests/host/test_search_order.cpp replays the search on them).

@@ -280,7 +280,8 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
     entry.ratio_vs_reference = win.ratio_vs_reference;
     entry.created_at = utc_iso_now();
     entry.ktune_version = KTUNE_VERSION;
-    const bool everything = options_.search.exhaustive && search.searched() == search.valid() && !budget_spent;
+    const bool everything = options_.search.exhaustive && !options_.search.shard &&
+                            search.searched() == search.valid() && !budget_spent;
     entry.search = everything ? "exhaustive" : out.search;
     try {
       cache_.put(entry);

@@ -110,6 +110,9 @@ TEST_F(CliHelp, SearchAndGpuFlagsAreOfferedAndABadGpuListNeedsNoGpuToRefuse) {
   const Ran gemm = run_ktune("gemm --help");
   for (const char* flag : {"--exhaustive", "--max-candidates", "--budget"})
     EXPECT_NE(gemm.output.find(flag), std::string::npos) << flag << "\n" << gemm.output;
+  EXPECT_NE(gemm.output.find("--shard"), std::string::npos) << gemm.output;
+  const Ran bad_shard = run_ktune("gemm --m 64 --shard 2/2");
+  EXPECT_EQ(bad_shard.exit_code, 2) << bad_shard.output;
   const Ran bench = run_ktune("bench --help");
   EXPECT_NE(bench.output.find("--gpus"), std::string::npos) << bench.output;
   const Ran bad = run_ktune("bench " + std::string(KTUNE_SOURCE_DIR) + "/suites/default.json --gpus 0,x");

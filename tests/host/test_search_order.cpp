@@ -166,6 +166,33 @@ TEST(SearchOrder, ExhaustiveRunsEveryValidCandidateInEnumerationOrder) {
   EXPECT_NE(search.finish().find("exhaustive"), std::string::npos);
 }
 
+TEST(SearchOrder, CandidateShardsAreDisjointAndTogetherEveryValidCandidate) {
+  std::vector<CandidateRecord> base;
+  for (int i = 0; i < 23; ++i) base.push_back(i % 5 == 2 ? ruled_out(i) : valid(i, 100 - i));
+  for (int count = 1; count <= 4; ++count) {
+    std::vector<int> seen;
+    for (int index = 0; index < count; ++index) {
+      std::vector<CandidateRecord> r = base;
+      SearchOptions o;
+      o.exhaustive = true;
+      o.shard = Shard{index, count};
+      GuidedSearch search(r, {}, o);
+      const std::vector<int> got = ids(r, search.next_batch());
+      seen.insert(seen.end(), got.begin(), got.end());
+      EXPECT_NE(search.finish().find("shard " + o.shard->str()), std::string::npos);
+      for (const CandidateRecord& rec : r)
+        if (rec.disposition == Disposition::not_run && std::find(got.begin(), got.end(), id_of(rec)) == got.end())
+          EXPECT_NE(rec.reason.find("shard " + o.shard->str() + " searches other candidates"), std::string::npos)
+              << rec.reason;
+    }
+    std::sort(seen.begin(), seen.end());
+    std::vector<int> all;
+    for (int i = 0; i < 23; ++i)
+      if (i % 5 != 2) all.push_back(i);
+    EXPECT_EQ(seen, all) << count << " shards";  // disjoint (no repeats) and exact
+  }
+}
+
 // --- the gemm estimates against measured sweeps ---
 
 struct MeasuredSweep {
