@@ -6,11 +6,10 @@
 #include <chrono>
 #include <thread>
 
-#include "store/dispatch_table.hpp"
-
 #include "compile/compile_pipeline.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "families/family.hpp"
+#include "store/dispatch_table.hpp"
 #include "tune/compile_candidates.hpp"
 #include "tune/interleaved.hpp"
 #include "util/progress.hpp"
@@ -157,6 +156,13 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
 
   const Tolerance tolerance = tolerance_for(family, problem, options_.tolerance);
   std::vector<CandidateRecord> baselines;
+  // The worker's inputs, reference and baseline timing. The reference is timed first, so it gets
+  // a long warmup: the GPU may be coming out of idle clocks, and an under-clocked reference would
+  // flatter every candidate.
+  auto prepare_problem = [&] {
+    session_.set_problem(problem, tolerance, options_.seed);
+    baselines = session_.time_baselines(options_.rule, std::max(options_.warmup_ms, 200.0));
+  };
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = options_.jobs > 0 ? options_.jobs : std::max(1, cores > 2 ? cores - 1 : cores);
   // A guided search's one pass takes half the measured time and warmup per candidate: it only
@@ -178,12 +184,7 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
     std::vector<CompileRequest> requests;
     for (size_t i : batch) requests.push_back(compile_request(sweep_of[i]->source, candidates[i], device.arch()));
     CompilePipeline compiles(compiler_, std::move(requests), threads);
-    if (baselines.empty()) {
-      session_.set_problem(problem, tolerance, options_.seed);
-      // The reference is timed first, so it gets a long warmup: the GPU may be coming out of idle
-      // clocks, and an under-clocked reference would flatter every candidate.
-      baselines = session_.time_baselines(options_.rule, std::max(options_.warmup_ms, 200.0));
-    }
+    if (baselines.empty()) prepare_problem();
     progress.add_total(batch.size());
     while (auto done = compiles.next()) {
       CandidateRecord& rec = candidates[batch[done->index]];
@@ -208,10 +209,7 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
   progress.finish();
   out.search = search.finish(budget_spent ? budget_reason(options_.search.budget_s) : "");
   if (budget_spent) out.search += fmt::format("; ended by the --budget of {:g} s", options_.search.budget_s);
-  if (baselines.empty()) {  // nothing to search: the baseline is still measured, for the record
-    session_.set_problem(problem, tolerance, options_.seed);
-    baselines = session_.time_baselines(options_.rule, std::max(options_.warmup_ms, 200.0));
-  }
+  if (baselines.empty()) prepare_problem();  // nothing to search: the baseline is still measured
   CandidateRecord reference = std::move(baselines.front());
 
   // The final. The sweep took one pass over hundreds of candidates, and the fastest of hundreds
