@@ -1,18 +1,24 @@
-// gemv.cu — GEMM with a handful of rows (decode: M <= 16) for any sm_80+ GPU, on the CUDA cores.
+// gemv.cu — GEMM with a handful of rows (decode: M <= 16) or a handful of columns (N <= 16), for
+// any sm_80+ GPU, on the CUDA cores.
 //
-// Computes C = A·B with fp32 accumulation, for B row-major (K×N, ldb = N; layouts rr and cr):
-//   A: M×K, row-major (lda = K) when A_ROW_MAJOR, else column-major (lda = M).
-//   C: M×N row-major, rounded to T (__half or __nv_bfloat16).
-// With M this small every element of B is used M times: the kernel is a stream over B, and the
-// tensor cores (which want 16 or 64 rows) would sit mostly idle. What matters is keeping enough
-// of B in flight to fill the memory system; that is what the tunables trade.
+// Computes C = A·B (C M×N row-major, rounded to T: __half or __nv_bfloat16) with fp32
+// accumulation. Call the operand with <= 16 rows along the small dimension X and the other one Y;
+// Y must be contiguous along the large dimension:
+//   SMALL_N = 0:  M <= 16, B row-major (K×N):     X = A,   Y = B,   C[i][j] = C[i*N + j]
+//   SMALL_N = 1:  N <= 16, A column-major (K×M):  X = B^T, Y = A^T, C[j][i] = C[j*N + i]
+// (i indexes the small dimension I, j the large one J; Y's rows are its K rows of J elements.)
+// X may be stored either way (A_ROW_MAJOR / B_ROW_MAJOR). With I this small every element of Y is
+// used I times: the kernel is a stream over Y, and the tensor cores (which want 16 or 64 rows)
+// would sit mostly idle. What matters is keeping enough of Y in flight to fill the memory system;
+// that is what the tunables trade. (Layouts whose large operand is K-contiguous instead are
+// gemv_dot.cu's.)
 //
-// Launch: grid (cdiv(N, BLOCK_N), SPLIT_K), NUM_WARPS*32 threads, SMEM_BYTES of dynamic shared
-// memory as configs/gemm_gemv.json computes it. N must be a multiple of 8 (16-byte rows of B).
+// Launch: grid (cdiv(J, BLOCK_N), SPLIT_K), NUM_WARPS*32 threads, SMEM_BYTES of dynamic shared
+// memory as configs/gemm_gemv.json computes it. J must be a multiple of 8 (16-byte rows of Y).
 //
 // Tunables:
-//   M_TILE     rows of C per block, >= M (1, 2, 4, 8, 16): accumulators per thread are M_TILE × 8.
-//   BLOCK_N    columns of C per block; BLOCK_N / 8 threads share one k row of B, each reading 16
+//   M_TILE     rows of X per block, >= I (1, 2, 4, 8, 16): accumulators per thread are M_TILE × 8.
+//   BLOCK_N    columns of Y per block; BLOCK_N / 8 threads share one k row of Y, each reading 16
 //              bytes, so a warp reads whole 128-byte lines.
 //   NUM_WARPS  4 or 8.
 //   UNROLL     consecutive k rows per thread per pass (4 or 8): the 16-byte loads one thread has
@@ -20,7 +26,7 @@
 //   SPLIT_K    blocks along K. Each writes fp32 partial sums to a workspace; the last block of a
 //              column tile to arrive (a counter per tile) adds them up in split order — the same
 //              sum whatever the arrival order — writes C and resets the counter for the next
-//              launch. Small N needs it to occupy every SM.
+//              launch. Small J needs it to occupy every SM.
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
@@ -47,7 +53,7 @@ struct Elem<__nv_bfloat16> {
   static __device__ __forceinline__ __nv_bfloat16 convert(float x) { return __float2bfloat16_rn(x); }
 };
 
-// A streaming 16-byte load of B, zero where `pred` is false, with no branch around it. B is read
+// A streaming 16-byte load of Y, zero where `pred` is false, with no branch around it. B is read
 // once: no L1 allocation.
 __device__ __forceinline__ uint4 load_row_chunk(const void* p, bool pred) {
   uint4 v;
@@ -61,14 +67,15 @@ __device__ __forceinline__ uint4 load_row_chunk(const void* p, bool pred) {
 
 }  // namespace gemv_detail
 
-template <typename T, int A_ROW_MAJOR, int M_TILE, int BLOCK_N, int NUM_WARPS, int UNROLL, int SPLIT_K>
+template <typename T, int A_ROW_MAJOR, int B_ROW_MAJOR, int SMALL_N, int M_TILE, int BLOCK_N, int NUM_WARPS,
+          int UNROLL, int SPLIT_K>
 __global__ void __launch_bounds__(NUM_WARPS * 32)
 ktune_gemv(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, int M, int N, int K,
            const float* /*scale_a*/, const float* /*scale_b*/, float* __restrict__ partials,
            unsigned* __restrict__ arrivals) {
   using namespace gemv_detail;
   constexpr int THREADS = NUM_WARPS * 32;
-  constexpr int VEC = 8;                 // elements of B per 16-byte load
+  constexpr int VEC = 8;                 // elements of Y per 16-byte load
   constexpr int TPR = BLOCK_N / VEC;     // threads across one k row of the tile
   constexpr int ROWS = THREADS / TPR;    // threads along K
   constexpr int PASS = ROWS * UNROLL;    // k rows per pass of the block
@@ -76,26 +83,32 @@ ktune_gemv(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, 
   static_assert(UNROLL % 4 == 0, "UNROLL: a multiple of 4 (float4 reads of A)");
   static_assert(M_TILE >= 1 && M_TILE <= 16, "M_TILE: 1..16");
 
-  // This block's slice of K: a whole number of passes, so every A read below is in range.
+  const int I = SMALL_N ? N : M, J = SMALL_N ? M : N;
+  const T* const X = SMALL_N ? B : A;
+  const T* const Y = SMALL_N ? A : B;
+  // X[i][k] is contiguous in k for a row-major A or a column-major B (whose transpose X is).
+  constexpr bool X_K_CONTIGUOUS = SMALL_N ? !B_ROW_MAJOR : A_ROW_MAJOR;
+
+  // This block's slice of K: a whole number of passes, so every X read below is in range.
   const int kc = ((K + SPLIT_K - 1) / SPLIT_K + PASS - 1) / PASS * PASS;
   const int k_begin = blockIdx.y * kc;
   const int k_len = max(0, min(K - k_begin, kc));
 
-  // The slice of A, as fp32, zero past K and past M: [M_TILE][kc].
+  // The slice of X, as fp32, zero past K and past I: [M_TILE][kc].
   extern __shared__ __align__(16) float smem[];
   float* const a_s = smem;
-  for (int i = threadIdx.x; i < M_TILE * kc; i += THREADS) {
-    const int m = i / kc, k = i % kc;
+  for (int idx = threadIdx.x; idx < M_TILE * kc; idx += THREADS) {
+    const int m = idx / kc, k = idx % kc;
     float a = 0.f;
-    if (m < M && k < k_len)
-      a = Elem<T>::load(A + (A_ROW_MAJOR ? (long long)m * K + k_begin + k : (long long)(k_begin + k) * M + m));
-    a_s[i] = a;
+    if (m < I && k < k_len)
+      a = Elem<T>::load(X + (X_K_CONTIGUOUS ? (long long)m * K + k_begin + k : (long long)(k_begin + k) * I + m));
+    a_s[idx] = a;
   }
   __syncthreads();
 
   const int col = threadIdx.x % TPR, row = threadIdx.x / TPR;
   const int n = blockIdx.x * BLOCK_N + col * VEC;
-  const bool col_ok = n < N;  // N % 8 == 0: a 16-byte piece is wholly inside or outside
+  const bool col_ok = n < J;  // J % 8 == 0: a 16-byte piece is wholly inside or outside
   float acc[M_TILE][VEC];
 #pragma unroll
   for (int m = 0; m < M_TILE; ++m)
@@ -103,11 +116,11 @@ ktune_gemv(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, 
     for (int j = 0; j < VEC; ++j) acc[m][j] = 0.f;
 
   // Thread (row, col) takes k rows row*UNROLL .. row*UNROLL + UNROLL-1 of every pass.
-  const T* b = B + (long long)(k_begin + row * UNROLL) * N + n;
-  for (int k = row * UNROLL; k < k_len; k += PASS, b += (long long)PASS * N) {
+  const T* b = Y + (long long)(k_begin + row * UNROLL) * J + n;
+  for (int k = row * UNROLL; k < k_len; k += PASS, b += (long long)PASS * J) {
     uint4 v[UNROLL];
 #pragma unroll
-    for (int u = 0; u < UNROLL; ++u) v[u] = load_row_chunk(b + (long long)u * N, col_ok && k + u < k_len);
+    for (int u = 0; u < UNROLL; ++u) v[u] = load_row_chunk(b + (long long)u * J, col_ok && k + u < k_len);
 #pragma unroll
     for (int m = 0; m < M_TILE; ++m) {
       float a[UNROLL];
@@ -141,13 +154,17 @@ ktune_gemv(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, 
   __syncthreads();
 
   const int n0 = blockIdx.x * BLOCK_N;
+  // Output (i, j) of the small and large dimensions.
+  auto out_index = [&](int m, int nn) -> long long {
+    return SMALL_N ? (long long)nn * N + m : (long long)m * N + nn;
+  };
   if (SPLIT_K == 1) {
     for (int i = threadIdx.x; i < M_TILE * BLOCK_N; i += THREADS) {
       const int m = i / BLOCK_N, nn = i % BLOCK_N;
       float s = 0.f;
 #pragma unroll
       for (int r = 0; r < ROWS; ++r) s += red[r * M_TILE * BLOCK_N + i];
-      if (m < M && n0 + nn < N) C[(long long)m * N + n0 + nn] = Elem<T>::convert(s);
+      if (m < I && n0 + nn < J) C[out_index(m, n0 + nn)] = Elem<T>::convert(s);
     }
     return;
   }
@@ -159,7 +176,7 @@ ktune_gemv(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, 
     float s = 0.f;
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) s += red[r * M_TILE * BLOCK_N + i];
-    if (m < M && n0 + nn < N) partials[((long long)blockIdx.y * M + m) * N + n0 + nn] = s;
+    if (m < I && n0 + nn < J) partials[((long long)blockIdx.y * I + m) * J + n0 + nn] = s;
   }
   __threadfence();  // the partials are visible device-wide before the arrival is counted
   __shared__ bool last;
@@ -170,11 +187,11 @@ ktune_gemv(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, 
   __threadfence();  // see every other block's partials
   for (int i = threadIdx.x; i < M_TILE * BLOCK_N; i += THREADS) {
     const int m = i / BLOCK_N, nn = i % BLOCK_N;
-    if (m >= M || n0 + nn >= N) continue;
+    if (m >= I || n0 + nn >= J) continue;
     float s = 0.f;
     for (int split = 0; split < SPLIT_K; ++split)
-      s += __ldcg(partials + ((long long)split * M + m) * N + n0 + nn);  // L2: not this SM's L1
-    C[(long long)m * N + n0 + nn] = Elem<T>::convert(s);
+      s += __ldcg(partials + ((long long)split * I + m) * J + n0 + nn);  // L2: not this SM's L1
+    C[out_index(m, n0 + nn)] = Elem<T>::convert(s);
   }
   if (threadIdx.x == 0) arrivals[blockIdx.x] = 0u;  // ready for the next launch
 }

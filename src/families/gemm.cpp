@@ -175,6 +175,7 @@ class GemmWorkload : public Workload {
   }
 
   void run_baseline(size_t) override {
+    if (!lt_unavailable_.empty()) throw Error("no baseline to run: " + lt_unavailable_);
     if (fp8_) {
       const float alpha = 1.0f, beta = 0.0f;
       KTUNE_CUBLAS(cublasLtMatmul(gpu_.cublas_lt(), lt_desc_.get(), &alpha, b_, lt_a_.get(), a_,
@@ -188,7 +189,7 @@ class GemmWorkload : public Workload {
 
   // "cublas" for cuBLASLt's fp8 call too: one library.
   std::vector<BaselineInfo> baselines() const override {
-    if (fp8_) return {{"cublas", "cublasLtMatmul (fp8 e4m3, fast accumulation, bf16 out)"}};
+    if (fp8_) return {{"cublas", "cublasLtMatmul (fp8 e4m3, fast accumulation, bf16 out)", true, lt_unavailable_}};
     return {{"cublas", dtype_ == "fp32" ? "cublasGemmEx (tf32 tensor cores)"
                                         : "cublasGemmEx (" + dtype_ + ", fp32 accumulate)"}};
   }
@@ -265,10 +266,12 @@ class GemmWorkload : public Workload {
                                                                  lt_c_.get(), lt_c_.get(), pref, 1, &result, &found);
     if (status != CUBLAS_STATUS_SUCCESS && status != CUBLAS_STATUS_NOT_SUPPORTED)
       cuda::throw_cublas_error(status, "cublasLtMatmulAlgoGetHeuristic", __FILE__, __LINE__);
-    if (status == CUBLAS_STATUS_NOT_SUPPORTED || found == 0)
-      throw Error(fmt::format("cuBLASLt has no fp8 algorithm for {}x{}x{} on this GPU (its fp8 matmuls need compute "
-                              "capability 8.9 or newer and 16-byte-aligned leading dimensions)",
-                              shape_.m, shape_.n, shape_.k));
+    if (status == CUBLAS_STATUS_NOT_SUPPORTED || found == 0) {
+      lt_unavailable_ = fmt::format("cuBLASLt has no fp8 algorithm for {}x{}x{} on this GPU (its fp8 matmuls need "
+                                    "compute capability 8.9 or newer and 16-byte-aligned leading dimensions)",
+                                    shape_.m, shape_.n, shape_.k);
+      return;
+    }
     lt_algo_ = result.algo;
   }
 
@@ -287,6 +290,7 @@ class GemmWorkload : public Workload {
   LtMatmulDesc lt_desc_;
   LtLayout lt_a_, lt_b_, lt_c_;
   cublasLtMatmulAlgo_t lt_algo_{};
+  std::string lt_unavailable_;  // why cuBLASLt has no algorithm for this fp8 problem, if it has none
 };
 
 class GemmFamily : public KernelFamily {
@@ -303,7 +307,8 @@ class GemmFamily : public KernelFamily {
   }
   Bound bound() const override { return Bound::compute; }
   std::vector<std::string_view> default_configs() const override {
-    return {"configs/gemm_mma.json", "configs/gemm_wgmma.json", "configs/gemm_gemv.json"};
+    return {"configs/gemm_mma.json", "configs/gemm_wgmma.json", "configs/gemm_gemv.json",
+            "configs/gemm_dot.json"};
   }
 
   std::vector<std::string> context_names() const override {
