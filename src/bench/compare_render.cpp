@@ -20,8 +20,6 @@ std::string interval(const ChangeEstimate& c) { return fmt::format("[{}, {}]", p
 
 std::string p_text(double p) { return p < 1e-4 ? fmt::format("{:.0e}", p) : fmt::format("{:.4f}", p); }
 
-std::string x_text(double x) { return x > 0 ? fmt::format("{:.3f}x", x) : "-"; }
-
 const char* basis_text(const Comparison& c) { return c.basis == Basis::ratio ? "ratio" : "time"; }
 
 // The verdict column: a control's own verdict never decides anything, so it does not show.
@@ -76,7 +74,7 @@ std::string md_rows(const CompareReport& r, Section section) {
     }
     md += fmt::format("| {} | {} | {} | {} | {:.4f} | {:.4f} | {} | {} | {} | {} | {} | {} / {} | {} |\n", verdict,
                       describe(c.problem), md_cell(c.kernel()), basis_text(c), c.base_median_ms, c.new_median_ms,
-                      x_text(c.base_x), x_text(c.new_x), percent(c.result.change.estimate), interval(c.result.change),
+                      ratio_text(c.base_x), ratio_text(c.new_x), percent(c.result.change.estimate), interval(c.result.change),
                       p_text(c.result.test.p_value), c.n_base, c.n_new, md_cell(why_text(c)));
   }
   return md;
@@ -93,8 +91,8 @@ std::string compare_table(const CompareReport& r) {
     out += fmt::format("{:<10} {:<5} {:>8} {:>20} {:>7} {:>9.4f} {:>9} {:>7} {:>7} {:>9}  {}  {}\n", verdict_text(c),
                        failed ? "-" : basis_text(c), failed ? "-" : percent(c.result.change.estimate),
                        failed ? "-" : interval(c.result.change), failed ? "-" : p_text(c.result.test.p_value),
-                       c.base_median_ms, failed ? "-" : fmt::format("{:.4f}", c.new_median_ms), x_text(c.base_x),
-                       x_text(c.new_x), fmt::format("{}/{}", c.n_base, c.n_new), describe(c.problem), c.kernel());
+                       c.base_median_ms, failed ? "-" : fmt::format("{:.4f}", c.new_median_ms), ratio_text(c.base_x),
+                       ratio_text(c.new_x), fmt::format("{}/{}", c.n_base, c.n_new), describe(c.problem), c.kernel());
     if (c.result.verdict != Verdict::same) out += fmt::format("{:<10} {}\n", "", why_text(c));
   }
   for (const std::string& note : r.notes) out += "note: " + note + "\n";

@@ -200,8 +200,8 @@ void print_row(const ProblemResult& r) {
       fmt::print("  {:<7} {}: {} {}\n", rec.source, to_string(rec.disposition), rec.reason, label);
       continue;
     }
-    fmt::print("  {:<7} {:>9.4f} ms  {:>12}  {:>6.3f}x baseline  n={:<4}{}  {}{}\n", rec.source,
-               rec.time->median, rate_text(r.problem, rec.tflops, rec.gbps), rec.ratio_vs_reference, rec.time->n, rec.clocks_text().empty() ? "" : " " + rec.clocks_text(), label,
+    fmt::print("  {:<7} {:>9.4f} ms  {:>12}  {:>7} baseline  n={:<4}{}  {}{}\n", rec.source,
+               rec.time->median, rate_text(r.problem, rec.tflops, rec.gbps), ratio_text(rec.ratio_vs_reference), rec.time->n, rec.clocks_text().empty() ? "" : " " + rec.clocks_text(), label,
                rec.reason.empty() ? "" : "  (" + rec.reason + ")");
   }
 }

@@ -36,8 +36,8 @@ void setup_cache(CLI::App& app, int& exit_code) {
     for (const CacheEntry& e : entries) {
       const CacheKey& k = e.key;
       const Problem problem{k.family, k.dims, k.dtype, k.options};
-      fmt::print("  {}  {:<40} {:.4f} ms {:>12} {:.3f}x baseline  [{}]\n", describe(problem),
-                 short_params(e.params), e.median_ms, rate_text(problem, e.tflops, e.gbps), e.ratio_vs_reference,
+      fmt::print("  {}  {:<40} {:.4f} ms {:>12} {} baseline  [{}]\n", describe(problem),
+                 short_params(e.params), e.median_ms, rate_text(problem, e.tflops, e.gbps), ratio_text(e.ratio_vs_reference),
                  k.gpu_name);
     }
     exit_code = 0;

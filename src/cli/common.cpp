@@ -291,11 +291,11 @@ void print_tune_result(const TuneResult& r, int top) {
              "norm err", "vs " + baseline);
   int rank = 0;
   for (const auto& [label, rec] : rows)
-    fmt::print("{:>4}  {:<{}} {:>10.4f} {:>8.1f} {:>9.2e} {:>9.2e} {:>8.3f}x{}\n",
+    fmt::print("{:>4}  {:<{}} {:>10.4f} {:>8.1f} {:>9.2e} {:>9.2e} {:>9}{}\n",
                rec->is_baseline() ? std::string("ref") : std::to_string(++rank), label, width,
                rec->time ? rec->time->median : 0.0, rate_value(problem, rec->tflops, rec->gbps),
                rec->error ? rec->error->max_abs : 0.0,
-               rec->error ? rec->error->norm_rel : 0.0, rec->ratio_vs_reference,
+               rec->error ? rec->error->norm_rel : 0.0, ratio_text(rec->ratio_vs_reference),
                rec->pruned ? " (pruned)" : !rec->rounds.empty() && !rec->is_baseline() ? " final" : "");
   if (any_final)
     fmt::print("final: re-measured with {0} in {1} interleaved rounds ({0}'s row is this measurement); the "

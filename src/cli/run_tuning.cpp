@@ -31,10 +31,10 @@ int run_tuning(const std::vector<SweepConfig>& configs, const std::vector<Proble
     TuneResult r = tuner.tune(sweeps, problem);
     if (r.cached) {
       const CacheEntry& e = *r.cached;
-      fmt::print("\n{}\ncached best (tuned {}): {} {}  {:.4f} ms  {}  {:.3f}x baseline\n"
+      fmt::print("\n{}\ncached best (tuned {}): {} {}  {:.4f} ms  {}  {} baseline\n"
                  "  (answered from {}; --retune to tune again)\n",
                  describe(problem), e.created_at, e.winner_config, short_params(e.params), e.median_ms,
-                 rate_text(problem, e.tflops, e.gbps), e.ratio_vs_reference, cache.path().string());
+                 rate_text(problem, e.tflops, e.gbps), ratio_text(e.ratio_vs_reference), cache.path().string());
       continue;
     }
     print_tune_result(r, measure.top);

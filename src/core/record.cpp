@@ -76,6 +76,8 @@ std::string CandidateRecord::clocks_text() const {
   return text;
 }
 
+std::string ratio_text(double ratio) { return ratio > 0 ? fmt::format("{:.3f}x", ratio) : "-"; }
+
 void derive_metrics(CandidateRecord& rec, const Cost& cost, double baseline_ms) {
   if (!rec.time || rec.time->median <= 0) return;
   const double seconds = rec.time->median * 1e-3;

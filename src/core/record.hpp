@@ -139,4 +139,7 @@ struct Cost {
 // record's median; nothing for a record without timing.
 void derive_metrics(CandidateRecord& rec, const Cost& cost, double baseline_ms);
 
+// A ratio as tables show it: "0.975x", or "-" where there is none (0: no baseline was timed).
+std::string ratio_text(double ratio);
+
 }  // namespace ktune

@@ -37,6 +37,10 @@ struct BaselineInfo {
   std::string provider;       // "cublas", "cudnn", "copy": a record's source
   std::string name;           // what exactly it calls: "cublasGemmEx (fp16, fp32 accumulate)"
   bool checks_output = true;  // false: it computes nothing of the problem (the copy roof)
+  // Non-empty: the library has no call for this problem, and why (cuBLASLt's fp8 matmuls refuse
+  // leading dimensions that are not 16-byte multiples). The problem is still tuned and verified
+  // against the reference; its records carry no ratio, and the baseline record says why.
+  std::string unavailable = {};
 };
 
 // GPU state for one problem, alive in the worker: inputs, poisoned output, fp32 reference. Every

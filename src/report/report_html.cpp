@@ -96,7 +96,7 @@ std::string problem_section(const ReportProblem& p, const Ceilings& c) {
          td(record_config(r), true) + td(fmt::format("{:.4f}", r.median_ms)) +
          td(fmt::format("{:.1f}", r.roof.achieved_tflops)) + td(fmt::format("{:.0f}", r.roof.achieved_gbps)) +
          td(pct(r.roof.pct_compute_roof)) + td(pct(r.roof.pct_memory_roof)) +
-         td(fmt::format("{:.3f}x", r.ratio_vs_reference)) + td(r.clocks.empty() ? "—" : r.clocks, true) +
+         td(ratio_text(r.ratio_vs_reference)) + td(r.clocks.empty() ? "—" : r.clocks, true) +
          td(record_note(p, i), true) + "</tr>\n";
   }
   return s + "</table></section>\n";

@@ -75,10 +75,10 @@ std::string report_to_markdown(const Report& report) {
       const bool is_reference = p.reference == i;
       if (!is_reference && shown >= kTopCandidates) continue;
       if (!is_reference) ++shown;
-      md += fmt::format("| {} | {} | {} | {:.4f} | {:.1f} | {:.0f} | {} | {} | {:.3f}x | {} | {} |\n",
+      md += fmt::format("| {} | {} | {} | {:.4f} | {:.1f} | {:.0f} | {} | {} | {} | {} | {} |\n",
                         is_reference ? "ref" : std::to_string(shown), provider_name(r.source), cell(record_config(r)),
                         r.median_ms, r.roof.achieved_tflops, r.roof.achieved_gbps, pct(r.roof.pct_compute_roof),
-                        pct(r.roof.pct_memory_roof), r.ratio_vs_reference, r.clocks.empty() ? "—" : cell(r.clocks),
+                        pct(r.roof.pct_memory_roof), ratio_text(r.ratio_vs_reference), r.clocks.empty() ? "—" : cell(r.clocks),
                         record_note(p, i));
     }
   }

@@ -229,13 +229,14 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
         // The sweep has just kept the GPU busy: the first turn needs no long warmup.
         {options_.final_rounds, options_.final_samples, options_.warmup_ms, 0, /*first_warmup_ms=*/options_.warmup_ms});
     // Each finalist's ratio is against the baseline samples taken alternately with its own; the
-    // baseline record shown is the winner's partner.
+    // baseline record shown is the winner's partner. A problem no library runs has no baseline
+    // samples: the finalists are still compared with each other, without a ratio.
     std::optional<size_t> winner;
     for (size_t j = 0; j < finalists.size(); ++j) {
       CandidateRecord& k = final.kernels[j];
       const CandidateRecord& b = final.baselines[j];
-      if (k.disposition != Disposition::passed || !k.time || !b.time) continue;
-      derive_metrics(k, out.result.cost, b.time->median);
+      if (k.disposition != Disposition::passed || !k.time) continue;
+      derive_metrics(k, out.result.cost, b.time ? b.time->median : 0);
       if (!winner || k.time->median < final.kernels[*winner].time->median) winner = j;
     }
     for (size_t j = 0; j < finalists.size(); ++j) candidates[finalists[j]] = std::move(final.kernels[j]);

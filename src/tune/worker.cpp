@@ -84,6 +84,7 @@ class Worker {
     if (which >= workload_->baselines().size())
       return {{"ok", false}, {"error", fmt::format("there is no baseline {} for {}", which, describe(problem_))}};
     CandidateRecord rec = checked_baseline(which);
+    if (!workload_->baselines().at(which).unavailable.empty()) return {{"ok", true}, {"record", rec}};
     rec.telemetry_before = gpu_->telemetry();
     Measurement m = measure(*gpu_, [&] { workload_->run_baseline(which); }, request.at("rule").get<StoppingRule>(),
                             request.at("warmup_ms"), 0);
@@ -129,7 +130,13 @@ class Worker {
     if (planted > 0) launch = with_planted_delay(launch, planted, request.at("lowered_name"), rec);
     std::optional<CandidateRecord> baseline;
     rec.telemetry_before = gpu_->telemetry();
-    if (request.value("paired_baseline", false)) {
+    if (request.value("paired_baseline", false) && !workload_->baselines().at(0).unavailable.empty()) {
+      // No library call to pair with: the kernel alone, as many samples as a paired run takes.
+      baseline = checked_baseline(0);
+      StoppingRule rule = request.at("rule").get<StoppingRule>();
+      rule.min_samples = rule.max_samples;
+      rec.samples_ms = measure(*gpu_, launch, rule, request.at("warmup_ms"), 0).samples_ms;
+    } else if (request.value("paired_baseline", false)) {
       // Kernel and baseline alternate sample by sample (bench/measure.hpp, measure_paired).
       baseline = checked_baseline(0);
       const StoppingRule rule = request.at("rule").get<StoppingRule>();
@@ -170,6 +177,11 @@ class Worker {
     rec.role = Role::baseline;
     rec.source = info.provider;
     rec.kernel_name = info.name;
+    if (!info.unavailable.empty()) {  // nothing to run: the record says why there is no ratio
+      rec.disposition = Disposition::not_run;
+      rec.reason = "no library baseline: " + info.unavailable;
+      return rec;
+    }
     workload_->buffers().poison_outputs();
     workload_->run_baseline(which);
     KTUNE_CUDA(cudaStreamSynchronize(gpu_->stream()));

@@ -1,6 +1,7 @@
 // `ktune bench` end to end on a one-problem suite with a two-candidate sweep: it tunes what the
 // cache lacks, measures the winner and cuBLAS with the requested samples, writes every output,
 // answers from the cache next time, refuses with --no-tune on a cold cache, and two runs compare.
+#include <cuda_runtime.h>
 #include <nlohmann/json.hpp>
 
 #include "gpu_test_support.hpp"
@@ -171,6 +172,43 @@ TEST(Search, BudgetEndsTheSearchAndSaysWhy) {
   EXPECT_GE(passed, 1u);
   EXPECT_LE(passed, 12u);  // the first batch at most
   EXPECT_GT(budget, 0u);
+  EXPECT_EQ(BestConfigCache(dir / "cache" / "best_configs.json").list().size(), 1u);
+  fs::remove_all(dir);
+}
+
+// An fp8 problem whose C rows are not 16-byte multiples (N = 250): cuBLASLt has no algorithm for
+// it, and ktune tunes it anyway (gemm_mma's fp8 path), verifies against the fp32 reference,
+// caches the winner and reports that there is no library baseline instead of a ratio.
+TEST(Bench, ProblemNoLibraryRunsIsTunedAndVerifiedWithoutARatio) {
+  KTUNE_REQUIRE_GPU();
+  const fs::path dir = test::scratch_dir("bench-no-baseline");
+  int major = 0, minor = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0), cudaSuccess);
+  if (major * 10 + minor < 89) GTEST_SKIP() << "no fp8 tensor cores";
+  write_file_atomic(dir / "suite.json",
+                    R"({"name": "no-baseline", "problems": [{"family": "gemm", "M": 256, "N": 250, "K": 512, )"
+                    R"("dtype": "fp8", "layout": "rc"}]})");
+  ASSERT_EQ(test::run_ktune("bench " + (dir / "suite.json").string() + " --samples 30 --rounds 3 --no-progress --out " +
+                                (dir / "out").string() + " --stem run --cache-dir " + (dir / "cache").string(),
+                            dir / "log.txt"),
+            0)
+      << read_file(dir / "log.txt");
+  EXPECT_NE(read_file(dir / "log.txt").find("no library baseline"), std::string::npos) << read_file(dir / "log.txt");
+  const auto results = read_results(dir / "out" / "run.json", nullptr);
+  ASSERT_EQ(results.size(), 1u);
+  ASSERT_EQ(results[0].records.size(), 2u);
+  const CandidateRecord& baseline = results[0].records[0];
+  EXPECT_TRUE(baseline.is_baseline());
+  EXPECT_EQ(baseline.disposition, Disposition::not_run);
+  EXPECT_NE(baseline.reason.find("cuBLASLt has no fp8 algorithm"), std::string::npos) << baseline.reason;
+  EXPECT_FALSE(baseline.time.has_value());
+  const CandidateRecord& best = results[0].records[1];
+  EXPECT_EQ(best.disposition, Disposition::passed) << best.reason;
+  EXPECT_EQ(best.config_name, "gemm_mma");
+  EXPECT_EQ(best.samples_ms.size(), 30u);
+  EXPECT_EQ(best.ratio_vs_reference, 0);
+  EXPECT_GT(best.tflops, 0);
   EXPECT_EQ(BestConfigCache(dir / "cache" / "best_configs.json").list().size(), 1u);
   fs::remove_all(dir);
 }
