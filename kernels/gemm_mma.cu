@@ -6,10 +6,13 @@
 //   B: K×N, row-major (ldb = N) when B_ROW_MAJOR, else column-major (ldb = K).
 //   T = __half / __nv_bfloat16: mma.sync m16n8k16, output rounded to T.
 //   T = float: TF32 mma.sync m16n8k8 (operands rounded with cvt.rna.tf32.f32), fp32 output.
+//   T = __nv_fp8_e4m3 (sm_89+, layout rc only: ldmatrix has no 8-bit transpose): mma.sync
+//     m16n8k32, C = scale_a * scale_b * A·B stored as OUT (bf16), the scales read from the
+//     device. Every other T has OUT = T and no scales.
 //
-// Launch: 1-D grid of cdiv(M,BLOCK_M)*cdiv(N,BLOCK_N) blocks of NUM_WARPS*32 threads, and
-// exactly NUM_STAGES*(BLOCK_M+BLOCK_N)*BLOCK_K*sizeof(T) bytes of dynamic shared memory. A, B
-// and C must be 16-byte aligned (as cudaMalloc returns them). Any M, N, K >= 1.
+// Launch: grid (cdiv(M,BLOCK_M)*cdiv(N,BLOCK_N), splits) of NUM_WARPS*32 threads, and exactly
+// NUM_STAGES*(BLOCK_M+BLOCK_N)*BLOCK_K*sizeof(T) bytes of dynamic shared memory. A, B and C must
+// be 16-byte aligned (as cudaMalloc returns them). Any M, N, K >= 1.
 //
 // Tunables (names as in configs/gemm_mma.json, which restates every constraint below):
 //   BLOCK_M, BLOCK_N  block tile; powers of two, 32..256.
@@ -31,6 +34,12 @@
 //                     for fp32, else aligned 4-byte loads into registers, funnel-shifted into
 //                     place and stored to shared memory a k tile later (TileLoader::fetch_halves);
 //                     C leaves through shared memory in runs of consecutive elements.
+//   SPLIT             1: split-K over gridDim.y blocks per tile (the config derives how many
+//                     from the SM count: a tiny output over a long K has too few tiles to fill
+//                     the GPU). Each block sums its whole BLOCK_K tiles of K into fp32 partials
+//                     in the workspace; the last block of a tile to arrive (a counter per tile)
+//                     adds them up in split order — the same sum whatever the arrival order —
+//                     writes C and resets the counter for the next launch. 0: gridDim.y is 1.
 //
 // Design. Each operand tile is stored in shared memory with its global contiguous dimension
 // contiguous, so global reads stay 16-byte coalesced whatever the layout. 16-byte chunks are
@@ -270,12 +279,17 @@ struct TileLoader {
 
 }  // namespace gemm_mma_detail
 
-template <typename T, int A_ROW_MAJOR, int B_ROW_MAJOR, int BLOCK_M, int BLOCK_N, int BLOCK_K,
-          int NUM_WARPS, int NUM_STAGES, int GROUP_M, int ALIGNED>
+template <typename T, typename OUT, int A_ROW_MAJOR, int B_ROW_MAJOR, int BLOCK_M, int BLOCK_N,
+          int BLOCK_K, int NUM_WARPS, int NUM_STAGES, int GROUP_M, int ALIGNED, int SPLIT>
 __global__ void __launch_bounds__(NUM_WARPS * 32, 1)
-ktune_gemm_mma(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, int M, int N, int K) {
+ktune_gemm_mma(const T* __restrict__ A, const T* __restrict__ B, OUT* __restrict__ C, int M, int N, int K,
+               const float* __restrict__ scale_a, const float* __restrict__ scale_b,
+               float* __restrict__ partials, unsigned* __restrict__ arrivals) {
   using namespace gemm_mma_detail;
   using Op = Mma<T>;
+  using Out = Mma<OUT>;  // how results are rounded and stored
+  constexpr bool FP8 = sizeof(T) == 1;
+  static_assert(!FP8 || (A_ROW_MAJOR && !B_ROW_MAJOR), "fp8: layout rc only (K-contiguous operands)");
   constexpr int THREADS = NUM_WARPS * 32;
   constexpr int CH = 16 / sizeof(T);
   constexpr int KS = Op::K_STEP;
@@ -317,10 +331,15 @@ ktune_gemm_mma(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__
                            THREADS, B_ROW_MAJOR == 0, ALIGNED, B_KEY>;
   using SwzA = typename LoadA::Swz;
   using SwzB = typename LoadB::Swz;
-  LoadA load_a = A_ROW_MAJOR ? LoadA(A, K, M, K, m0, 0) : LoadA(A, M, K, M, 0, m0);
-  LoadB load_b = B_ROW_MAJOR ? LoadB(B, N, K, N, 0, n0) : LoadB(B, K, N, K, n0, 0);
+  // This block's slice of K: whole k tiles, so only the last split meets K's own edge.
+  const int splits = SPLIT ? (int)gridDim.y : 1;
+  const int k_slice = cdiv(cdiv(K, splits), BLOCK_K) * BLOCK_K;
+  const int k_begin = SPLIT ? (int)blockIdx.y * k_slice : 0;
+  const int k_end = SPLIT ? min(K, k_begin + k_slice) : K;
+  LoadA load_a = A_ROW_MAJOR ? LoadA(A, K, M, k_end, m0, k_begin) : LoadA(A, M, k_end, M, k_begin, m0);
+  LoadB load_b = B_ROW_MAJOR ? LoadB(B, N, k_end, N, k_begin, n0) : LoadB(B, K, N, k_end, n0, k_begin);
 
-  const int k_tiles = cdiv(K, BLOCK_K);
+  const int k_tiles = cdiv(k_end - k_begin, BLOCK_K);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int wm = warp / WARPS_N, wn = warp % WARPS_N;
   const int g = lane / 4, t = lane % 4;  // mma fragment coordinates
@@ -463,6 +482,39 @@ ktune_gemm_mma(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__
   }
   cp_async_wait<0>();
 
+  const float scale = FP8 ? *scale_a * *scale_b : 1.f;
+  if (SPLIT) {
+    // Split-K: partials[split][m][n] in fp32, straight from the fragments; the last block of
+    // the tile to arrive adds the splits in order and writes C.
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+      for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+          const int m = m0 + wm * WM + mi * 16 + g + (c >= 2 ? 8 : 0);
+          const int n = n0 + wn * WN + ni * 8 + 2 * t + (c & 1);
+          if (m < M && n < N) partials[((long long)blockIdx.y * M + m) * N + n] = acc[mi][ni][c];
+        }
+    __threadfence();  // the partials are visible device-wide before the arrival is counted
+    __shared__ bool last;
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(arrivals + blockIdx.x, 1u) == gridDim.y - 1;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();  // see every other block's partials
+    for (int i = threadIdx.x; i < BLOCK_M * BLOCK_N; i += THREADS) {
+      const int m = m0 + i / BLOCK_N, n = n0 + i % BLOCK_N;
+      if (m >= M || n >= N) continue;
+      float sum = 0.f;
+      for (int split = 0; split < (int)gridDim.y; ++split)
+        sum += __ldcg(partials + ((long long)split * M + m) * N + n);  // L2: not this SM's L1
+      C[(long long)m * N + n] = Out::convert(scale * sum);
+    }
+    if (threadIdx.x == 0) arrivals[blockIdx.x] = 0u;  // ready for the next launch
+    return;
+  }
+
   // Epilogue. Each thread holds (g, 2t..2t+1) and (g+8, 2t..2t+1) of every 16×8 mma tile.
   // Each warp passes its tile through shared memory 16 rows at a time, so that global stores
   // cover whole sectors: 16-byte chunks when ALIGNED, else runs of 32 consecutive elements (a
@@ -470,11 +522,12 @@ ktune_gemm_mma(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__
   // of the fragments' scattered 4- or 8-byte pieces. The row pitch of WN + 8 elements spreads the
   // 8 rows of a fragment store over all 32 banks.
   constexpr int PITCH = WN + 8;
-  constexpr int ROW_CHUNKS = WN / CH;
-  static_assert(NUM_WARPS * 16 * PITCH * (int)sizeof(T) <= NUM_STAGES * (A_STAGE + B_STAGE),
+  constexpr int OUT_CH = 16 / (int)sizeof(OUT);  // elements of C per 16-byte chunk
+  constexpr int ROW_CHUNKS = WN / OUT_CH;
+  static_assert(NUM_WARPS * 16 * PITCH * (int)sizeof(OUT) <= NUM_STAGES * (A_STAGE + B_STAGE),
                 "epilogue staging must fit in the pipeline's shared memory");
   static_assert(16 * ROW_CHUNKS % 32 == 0 && 16 * WN % 32 == 0, "a warp stores whole rounds");
-  T* const slice = reinterpret_cast<T*>(smem) + warp * 16 * PITCH;
+  OUT* const slice = reinterpret_cast<OUT*>(smem) + warp * 16 * PITCH;
   __syncthreads();  // every warp is done reading the pipeline stages
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi) {
@@ -482,14 +535,14 @@ ktune_gemm_mma(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__
     for (int ni = 0; ni < NI; ++ni)
 #pragma unroll
       for (int h = 0; h < 2; ++h)
-        Op::store2(slice + (g + h * 8) * PITCH + ni * 8 + 2 * t, acc[mi][ni][2 * h],
-                   acc[mi][ni][2 * h + 1]);
+        Out::store2(slice + (g + h * 8) * PITCH + ni * 8 + 2 * t, scale * acc[mi][ni][2 * h],
+                    scale * acc[mi][ni][2 * h + 1]);
     __syncwarp();
     const int row0 = m0 + wm * WM + mi * 16, col0 = n0 + wn * WN;
     if (ALIGNED) {
 #pragma unroll
       for (int i = lane; i < 16 * ROW_CHUNKS; i += 32) {
-        const int r = i / ROW_CHUNKS, c = (i % ROW_CHUNKS) * CH;
+        const int r = i / ROW_CHUNKS, c = (i % ROW_CHUNKS) * OUT_CH;
         // N is a multiple of the chunk: a chunk is wholly inside or outside.
         if (row0 + r < M && col0 + c < N)
           *reinterpret_cast<uint4*>(C + (long long)(row0 + r) * N + col0 + c) =

@@ -4,6 +4,7 @@
 
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
+#include <cuda_fp8.h>
 
 namespace mma_sync {
 
@@ -71,6 +72,23 @@ struct Mma<float> {
     *reinterpret_cast<float2*>(p) = make_float2(x, y);
   }
   static __device__ __forceinline__ float convert(float x) { return x; }
+};
+
+// fp8 e4m3 (sm_89+), both operands K-contiguous: a 16-byte chunk holds 16 elements, and
+// ldmatrix's b16 view of it hands each lane the 4 consecutive bytes the m16n8k32 fragments want.
+// Its outputs are stored in another type (bf16): see the kernels' OUT.
+template <>
+struct Mma<__nv_fp8_e4m3> {
+  static constexpr int K_STEP = 32;
+  static __device__ __forceinline__ unsigned operand(unsigned x) { return x; }
+  static __device__ __forceinline__ void run(float (&d)[4], const unsigned (&a)[4],
+                                             const unsigned (&b)[2]) {
+    asm(
+        "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
 };
 
 __device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], unsigned addr) {

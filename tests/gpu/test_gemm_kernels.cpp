@@ -1,7 +1,9 @@
 // The built-in GEMM kernels against cuBLAS on the GPU, for every dtype and layout over ragged and
 // tiny shapes (and small-M, long-K ones that split-K takes): valid configurations of each default
 // sweep this GPU runs (spread_picks), each compiled for this GPU and checked on fresh random
-// inputs with a poisoned output. The few-row shape (M = 3) is gemm_gemv's, in fp16 and bf16.
+// inputs with a poisoned output. The few-row shape (M = 3) is gemm_gemv's, in fp16 and bf16; the
+// few-column and few-row shapes with K-contiguous large operands (N = 3, 13; M = 5) gemm_dot's;
+// gemm_mma's split-K takes the small outputs over long K.
 // Every case must be covered by at least one family. fp8 runs on Hopper and newer (its kernel is
 // gemm_wgmma's), layout rc only, on shapes whose leading dimensions are 16-byte aligned (K and N
 // multiples of 16: TMA and cuBLASLt's fp8 kernels need it) but whose tiles are still ragged.
@@ -31,7 +33,8 @@ struct Case {
 std::vector<Case> cases(int arch) {
   const std::vector<std::array<int64_t, 3>> shapes = {
       {1, 1, 1},    {17, 33, 5},       {127, 129, 65},    {64, 64, 64},     {256, 128, 512},
-      {100, 200, 1504}, {33, 144, 4096}, {1000, 3000, 700}, {4095, 4097, 4093}, {3, 264, 2001}};
+      {100, 200, 1504}, {33, 144, 4096}, {1000, 3000, 700}, {4095, 4097, 4093}, {3, 264, 2001},
+      {1000, 3, 1000},  {257, 13, 4104}, {5, 1000, 2008}};
   std::vector<Case> out;
   for (const auto& s : shapes)
     for (std::string dtype : {"fp16", "bf16", "fp32"})
@@ -118,6 +121,23 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
       gemv |= pick.rec.config_name == "gemm_gemv" && all[pick.case_index].dtype == dtype;
     EXPECT_TRUE(gemv) << "gemm_gemv ran no " << dtype << " case";
   }
+  // gemm_mma's split-K ran in every dtype (tiny outputs over a long K, as 33x144x4096).
+  for (std::string dtype : {"fp16", "bf16", "fp32"}) {
+    bool split = false;
+    for (const Pick& pick : picks)
+      split |= pick.rec.config_name == "gemm_mma" && pick.rec.params.at("SPLIT") == 1 &&
+               all[pick.case_index].dtype == dtype;
+    EXPECT_TRUE(split) << "gemm_mma ran no split-K " << dtype << " case";
+  }
+  // The dot family takes few columns (A row-major) and few rows (B column-major) in every dtype.
+  for (std::string dtype : {"fp16", "bf16", "fp32"})
+    for (bool small_n : {true, false}) {
+      bool dot = false;
+      for (const Pick& pick : picks)
+        dot |= pick.rec.config_name == "gemm_dot" && all[pick.case_index].dtype == dtype &&
+               (all[pick.case_index].n <= 16) == small_n;
+      EXPECT_TRUE(dot) << "gemm_dot ran no " << dtype << (small_n ? " few-column" : " few-row") << " case";
+    }
   EXPECT_EQ(session.worker_restarts(), 0);
 }
 

@@ -227,13 +227,15 @@ const char* gemm_config = KTUNE_SOURCE_DIR "/configs/gemm_mma.json";
 std::vector<Candidate> enumerate_gemm(int64_t mnk, int64_t ld) {
   SweepConfig config = load_sweep_config(gemm_config,
                                          {"M", "N", "K", "elem_bytes", "a_row_major", "b_row_major",
-                                          "lda", "ldb", "ldc", "arch", "max_smem", "sm_count"},
-                                         {"ELEMENT", "A_ROW_MAJOR", "B_ROW_MAJOR"}, {"A", "B", "C"});
+                                          "lda", "ldb", "ldc", "arch", "max_smem", "sm_count",
+                                          "splitk_partial_bytes", "splitk_counters"},
+                                         {"ELEMENT", "OUT_ELEMENT", "A_ROW_MAJOR", "B_ROW_MAJOR"}, {"A", "B", "C"});
   Bindings ctx = {{"M", mnk},         {"N", mnk},         {"K", mnk},           {"elem_bytes", 2},
                   {"a_row_major", 1}, {"b_row_major", 1}, {"lda", ld},          {"ldb", ld},
-                  {"ldc", ld},        {"arch", 90},       {"max_smem", 232448}, {"sm_count", 132}};
+                  {"ldc", ld},        {"arch", 90},       {"max_smem", 232448}, {"sm_count", 132},
+                  {"splitk_partial_bytes", 32 << 20}, {"splitk_counters", 1 << 16}};
   auto candidates =
-      enumerate(config, ctx, {{"ELEMENT", "__half"}, {"A_ROW_MAJOR", "1"}, {"B_ROW_MAJOR", "1"}});
+      enumerate(config, ctx, {{"ELEMENT", "__half"}, {"OUT_ELEMENT", "__half"}, {"A_ROW_MAJOR", "1"}, {"B_ROW_MAJOR", "1"}});
   size_t product = 1;
   for (const auto& [name, values] : config.parameters) product *= values.size();
   EXPECT_EQ(candidates.size(), product);
