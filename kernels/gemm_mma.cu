@@ -53,6 +53,7 @@
 #include <cuda_bf16.h>
 
 #include "mma_sync.cuh"
+#include "splitk.cuh"
 #include "tile_order.cuh"
 
 namespace gemm_mma_detail {
@@ -496,21 +497,15 @@ ktune_gemm_mma(const T* __restrict__ A, const T* __restrict__ B, OUT* __restrict
           const int n = n0 + wn * WN + ni * 8 + 2 * t + (c & 1);
           if (m < M && n < N) partials[((long long)blockIdx.y * M + m) * N + n] = acc[mi][ni][c];
         }
-    __threadfence();  // the partials are visible device-wide before the arrival is counted
-    __shared__ bool last;
-    __syncthreads();
-    if (threadIdx.x == 0) last = atomicAdd(arrivals + blockIdx.x, 1u) == gridDim.y - 1;
-    __syncthreads();
-    if (!last) return;
-    __threadfence();  // see every other block's partials
-    for (int i = threadIdx.x; i < BLOCK_M * BLOCK_N; i += THREADS) {
-      const int m = m0 + i / BLOCK_N, n = n0 + i % BLOCK_N;
-      if (m >= M || n >= N) continue;
-      float sum = 0.f;
-      for (int split = 0; split < (int)gridDim.y; ++split)
-        sum += __ldcg(partials + ((long long)split * M + m) * N + n);  // L2: not this SM's L1
-      C[(long long)m * N + n] = Out::convert(scale * sum);
-    }
+    if (!splitk::last_to_arrive(arrivals + blockIdx.x, gridDim.y)) return;
+    splitk::sum_partials<THREADS>(
+        partials, (long long)M * N, gridDim.y, BLOCK_M * BLOCK_N,
+        [&](int i, long long& off) {
+          const int m = m0 + i / BLOCK_N, n = n0 + i % BLOCK_N;
+          off = (long long)m * N + n;
+          return m < M && n < N;
+        },
+        [&](int i, float sum) { C[(long long)(m0 + i / BLOCK_N) * N + n0 + i % BLOCK_N] = Out::convert(scale * sum); });
     if (threadIdx.x == 0) arrivals[blockIdx.x] = 0u;  // ready for the next launch
     return;
   }

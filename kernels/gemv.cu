@@ -30,6 +30,8 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
+#include "splitk.cuh"
+
 namespace gemv_detail {
 
 template <typename T>
@@ -178,20 +180,14 @@ ktune_gemv(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, 
     for (int r = 0; r < ROWS; ++r) s += red[r * M_TILE * BLOCK_N + i];
     if (m < I && n0 + nn < J) partials[((long long)blockIdx.y * I + m) * J + n0 + nn] = s;
   }
-  __threadfence();  // the partials are visible device-wide before the arrival is counted
-  __shared__ bool last;
-  __syncthreads();
-  if (threadIdx.x == 0) last = atomicAdd(arrivals + blockIdx.x, 1u) == SPLIT_K - 1;
-  __syncthreads();
-  if (!last) return;
-  __threadfence();  // see every other block's partials
-  for (int i = threadIdx.x; i < M_TILE * BLOCK_N; i += THREADS) {
-    const int m = i / BLOCK_N, nn = i % BLOCK_N;
-    if (m >= I || n0 + nn >= J) continue;
-    float s = 0.f;
-    for (int split = 0; split < SPLIT_K; ++split)
-      s += __ldcg(partials + ((long long)split * I + m) * J + n0 + nn);  // L2: not this SM's L1
-    C[out_index(m, n0 + nn)] = Elem<T>::convert(s);
-  }
+  if (!splitk::last_to_arrive(arrivals + blockIdx.x, SPLIT_K)) return;
+  splitk::sum_partials<THREADS>(
+      partials, (long long)I * J, SPLIT_K, M_TILE * BLOCK_N,
+      [&](int i, long long& off) {
+        const int m = i / BLOCK_N, nn = i % BLOCK_N;
+        off = (long long)m * J + n0 + nn;
+        return m < I && n0 + nn < J;
+      },
+      [&](int i, float s) { C[out_index(i / BLOCK_N, n0 + i % BLOCK_N)] = Elem<T>::convert(s); });
   if (threadIdx.x == 0) arrivals[blockIdx.x] = 0u;  // ready for the next launch
 }

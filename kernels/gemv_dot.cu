@@ -34,6 +34,7 @@
 #include <cuda_bf16.h>
 
 #include "mma_sync.cuh"
+#include "splitk.cuh"
 
 namespace gemv_dot_detail {
 
@@ -184,21 +185,15 @@ ktune_gemv_dot(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__
         const int j = j_warp + r * 16 + g + (c >= 2 ? 8 : 0), i = n * 8 + 2 * t + (c & 1);
         if (j < J) partials[((long long)blockIdx.y * J + j) * I_PAD + i] = acc[r][n][c];
       }
-  __threadfence();  // the partials are visible device-wide before the arrival is counted
-  __shared__ bool last;
-  __syncthreads();
-  if (threadIdx.x == 0) last = atomicAdd(arrivals + blockIdx.x, 1u) == SPLIT_K - 1;
-  __syncthreads();
-  if (!last) return;
-  __threadfence();  // see every other block's partials
+  if (!splitk::last_to_arrive(arrivals + blockIdx.x, SPLIT_K)) return;
   const int j0 = blockIdx.x * BLOCK_J;
-  for (int idx = threadIdx.x; idx < BLOCK_J * I_PAD; idx += THREADS) {
-    const int j = j0 + idx / I_PAD, i = idx % I_PAD;
-    if (j >= J || i >= I) continue;
-    float s = 0.f;
-    for (int split = 0; split < SPLIT_K; ++split)
-      s += __ldcg(partials + ((long long)split * J + j) * I_PAD + i);  // L2: not this SM's L1
-    C[out_index(j, i)] = Op::convert(s);
-  }
+  splitk::sum_partials<THREADS>(
+      partials, (long long)J * I_PAD, SPLIT_K, BLOCK_J * I_PAD,
+      [&](int idx, long long& off) {
+        const int j = j0 + idx / I_PAD, i = idx % I_PAD;
+        off = (long long)j * I_PAD + i;
+        return j < J && i < I;
+      },
+      [&](int idx, float s) { C[out_index(j0 + idx / I_PAD, idx % I_PAD)] = Op::convert(s); });
   if (threadIdx.x == 0) arrivals[blockIdx.x] = 0u;  // ready for the next launch
 }
