@@ -156,6 +156,7 @@ CandidateRecord compile_best(Compiler& compiler, const Planned& p, const Winner&
                               config_names(p));
     return best;
   }
+  best.params = recorded_params(sweep->config, std::move(best.params));
   Candidate cand = make_candidate(sweep->config, best.params, p.family->context(p.problem, arch_facts(device)),
                                   p.family->placeholders(p.problem));
   best.kernel_name = cand.kernel_name;

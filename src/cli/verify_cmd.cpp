@@ -129,10 +129,11 @@ int verify(std::vector<Check> checks, bool given, const VerifyFlags& flags) {
     }
     const SweepConfig& config = *named;
     KernelSource source = resolve_kernel_source(config, flags.common.kernel);
-    Candidate cand = make_candidate(config, check.params, fam.context(check.problem, arch_facts(device)),
+    const Bindings params = recorded_params(config, check.params);
+    Candidate cand = make_candidate(config, params, fam.context(check.problem, arch_facts(device)),
                                     fam.placeholders(check.problem));
     CandidateRecord rec;
-    rec.params = check.params;
+    rec.params = params;
     rec.kernel_name = cand.kernel_name;
     rec.launch = cand.launch;
     const Tolerance tol = tolerance_for(fam, check.problem, override);

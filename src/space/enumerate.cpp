@@ -177,6 +177,12 @@ Candidate make_candidate(const SweepConfig& config, const Bindings& params, cons
   return evaluate(config, params, context, placeholders);
 }
 
+Bindings recorded_params(const SweepConfig& config, Bindings recorded) {
+  for (const auto& [name, values] : config.parameters)
+    if (!values.empty()) recorded.emplace(name, values.front());  // emplace keeps a recorded value
+  return recorded;
+}
+
 std::string substitute(std::string_view tmpl, const Bindings& bindings,
                        const std::map<std::string, std::string>& placeholders) {
   std::vector<Placeholder> found;

@@ -38,6 +38,12 @@ std::vector<Candidate> enumerate(const SweepConfig& config, const Bindings& cont
 Candidate make_candidate(const SweepConfig& config, const Bindings& params, const Bindings& context,
                          const std::map<std::string, std::string>& placeholders);
 
+// A configuration recorded before a tunable joined its config (a cache entry, a results file)
+// lacks it: the tunable takes its first value, which by the configs' convention runs the kernel as
+// it ran before the tunable existed (gemm_mma's SPLIT 0). Names the config does not have are kept
+// (make_candidate refuses them).
+Bindings recorded_params(const SweepConfig& config, Bindings recorded);
+
 // Replaces each {NAME} of `tmpl` with placeholders[NAME], else the decimal bindings[NAME].
 // Throws ConfigError for an unknown name or a malformed template.
 std::string substitute(std::string_view tmpl, const Bindings& bindings,

@@ -200,6 +200,15 @@ TEST(MakeCandidate, FromExplicitValues) {
   EXPECT_EQ(c.invalid_reason, "constraint failed: S != 40 && S != 60");
 }
 
+// A winner recorded before a tunable joined the config takes the tunable's first value.
+TEST(MakeCandidate, RecordedParamsTakeANewTunablesFirstValue) {
+  SweepConfig config = parse(toy);
+  EXPECT_EQ(recorded_params(config, {{"A", 2}}), (Bindings{{"A", 2}, {"B", 10}}));
+  EXPECT_EQ(recorded_params(config, {{"A", 2}, {"B", 20}}), (Bindings{{"A", 2}, {"B", 20}}));
+  EXPECT_EQ(make_candidate(config, recorded_params(config, {{"A", 2}}), context, placeholders).kernel_name,
+            make_candidate(config, {{"A", 2}, {"B", 10}}, context, placeholders).kernel_name);
+}
+
 TEST(MakeCandidate, Errors) {
   SweepConfig config = parse(toy);
   try {
