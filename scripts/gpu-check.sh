@@ -12,7 +12,8 @@
 # skip the odd-size subcommands and ncu),
 # attention (suites/attention.json, or KTUNE_ATTENTION_SUITE, next to PyTorch's SDPA backends),
 # dtypes (fp8 and TF32 at 4096^3 and 8192^3), search (the guided search's times against the
-# exhaustive one), sweeps (exhaustive sweeps kept whole, KTUNE_SWEEP_SHAPES), suite-NAME (any suites/NAME.json) and verify-results
+# exhaustive one), sweeps (exhaustive sweeps kept whole, KTUNE_SWEEP_SHAPES), gpus (--gpus all against one GPU),
+# suite-NAME (any suites/NAME.json) and verify-results
 # (scripts/verify-bench.py over the committed results/h100 bench files). The cache lives in
 # $KTUNE_CACHE_DIR (default /tmp/ktune-gpu-check-cache), so stages split over calls on a machine
 # that stayed warm reuse it.
@@ -205,6 +206,18 @@ if stage search; then
     say "search-$name: $(grep -E '^ +1 ' "$out/logs/search-$name.log" | head -n 1)"
     grep -E '^ +ref |^candidates:|^search:' "$out/logs/search-$name.log" | tee -a "$summary"
   done
+fi
+
+# Every GPU of the host (issue 13): suites/scale.json (16 GEMM problems) benched with --gpus all,
+# then on GPU 0 alone, each with its own empty compile and best-config caches, so both tune and
+# compile everything; the wall times are the comparison, and the winners of both runs must pass.
+if stage gpus; then
+  rm -rf /tmp/ktune-gpus-all /tmp/ktune-gpus-one
+  timed bench-scale-gpus-all bench suites/scale.json --gpus all --cache-dir /tmp/ktune-gpus-all \
+    --out "$out/results" --stem bench-scale-gpus-all
+  timed bench-scale-gpus-one bench suites/scale.json --gpus 0 --cache-dir /tmp/ktune-gpus-one \
+    --out "$out/results" --stem bench-scale-gpus-one
+  grep -h -E "^\[[0-9]+/[0-9]+\]" "$out/logs/bench-scale-gpus-all.log" | head -n 20 | tee -a "$summary"
 fi
 
 # Exhaustive sweeps whose every candidate's time is kept: the data the search order (a config's

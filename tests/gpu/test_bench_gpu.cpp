@@ -176,7 +176,7 @@ TEST(Search, BudgetEndsTheSearchAndSaysWhy) {
   fs::remove_all(dir);
 }
 
-// An fp8 problem whose C rows are not 16-byte multiples (N = 250): cuBLASLt has no algorithm for
+// An fp8 problem whose C rows are not 4-byte multiples (N = 251): cuBLASLt has no algorithm for
 // it, and ktune tunes it anyway (gemm_mma's fp8 path), verifies against the fp32 reference,
 // caches the winner and reports that there is no library baseline instead of a ratio.
 TEST(Bench, ProblemNoLibraryRunsIsTunedAndVerifiedWithoutARatio) {
@@ -187,7 +187,7 @@ TEST(Bench, ProblemNoLibraryRunsIsTunedAndVerifiedWithoutARatio) {
   ASSERT_EQ(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0), cudaSuccess);
   if (major * 10 + minor < 89) GTEST_SKIP() << "no fp8 tensor cores";
   write_file_atomic(dir / "suite.json",
-                    R"({"name": "no-baseline", "problems": [{"family": "gemm", "M": 256, "N": 250, "K": 512, )"
+                    R"({"name": "no-baseline", "problems": [{"family": "gemm", "M": 256, "N": 251, "K": 512, )"
                     R"("dtype": "fp8", "layout": "rc"}]})");
   ASSERT_EQ(test::run_ktune("bench " + (dir / "suite.json").string() + " --samples 30 --rounds 3 --no-progress --out " +
                                 (dir / "out").string() + " --stem run --cache-dir " + (dir / "cache").string(),
