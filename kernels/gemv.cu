@@ -31,6 +31,7 @@
 #include <cuda_bf16.h>
 
 #include "splitk.cuh"
+#include "stream_load.cuh"
 
 namespace gemv_detail {
 
@@ -54,18 +55,6 @@ struct Elem<__nv_bfloat16> {
   static __device__ __forceinline__ float load(const __nv_bfloat16* p) { return __bfloat162float(*p); }
   static __device__ __forceinline__ __nv_bfloat16 convert(float x) { return __float2bfloat16_rn(x); }
 };
-
-// A streaming 16-byte load of Y, zero where `pred` is false, with no branch around it. B is read
-// once: no L1 allocation.
-__device__ __forceinline__ uint4 load_row_chunk(const void* p, bool pred) {
-  uint4 v;
-  asm("{\n .reg .pred q;\n setp.ne.b32 q, %5, 0;\n"
-      " mov.b32 %0, 0;\n mov.b32 %1, 0;\n mov.b32 %2, 0;\n mov.b32 %3, 0;\n"
-      " @q ld.global.nc.L1::no_allocate.v4.b32 {%0, %1, %2, %3}, [%4];\n}\n"
-      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-      : "l"(p), "r"((int)pred));
-  return v;
-}
 
 }  // namespace gemv_detail
 
@@ -122,7 +111,7 @@ ktune_gemv(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, 
   for (int k = row * UNROLL; k < k_len; k += PASS, b += (long long)PASS * J) {
     uint4 v[UNROLL];
 #pragma unroll
-    for (int u = 0; u < UNROLL; ++u) v[u] = load_row_chunk(b + (long long)u * J, col_ok && k + u < k_len);
+    for (int u = 0; u < UNROLL; ++u) v[u] = load_stream16(b + (long long)u * J, col_ok && k + u < k_len);
 #pragma unroll
     for (int m = 0; m < M_TILE; ++m) {
       float a[UNROLL];

@@ -35,21 +35,7 @@
 
 #include "mma_sync.cuh"
 #include "splitk.cuh"
-
-namespace gemv_dot_detail {
-
-// A 16-byte load of Y, read once (no L1 allocation), zero where `pred` is false.
-__device__ __forceinline__ uint4 load_stream(const void* p, bool pred) {
-  uint4 v;
-  asm("{\n .reg .pred q;\n setp.ne.b32 q, %5, 0;\n"
-      " mov.b32 %0, 0;\n mov.b32 %1, 0;\n mov.b32 %2, 0;\n mov.b32 %3, 0;\n"
-      " @q ld.global.nc.L1::no_allocate.v4.b32 {%0, %1, %2, %3}, [%4];\n}\n"
-      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-      : "l"(p), "r"((int)pred));
-  return v;
-}
-
-}  // namespace gemv_dot_detail
+#include "stream_load.cuh"
 
 template <typename T, int A_ROW_MAJOR, int B_ROW_MAJOR, int SMALL_N, int N_TILES, int WARPS,
           int ROW_TILES, int UNROLL, int SPLIT_K>
@@ -57,7 +43,6 @@ __global__ void __launch_bounds__(WARPS * 32)
 ktune_gemv_dot(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, int M, int N,
                int K, const float* /*scale_a*/, const float* /*scale_b*/,
                float* __restrict__ partials, unsigned* __restrict__ arrivals) {
-  using namespace gemv_dot_detail;
   using Op = mma_sync::Mma<T>;
   constexpr int THREADS = WARPS * 32;
   constexpr int VEC = 16 / sizeof(T);  // elements of one lane's 16-byte piece
@@ -133,7 +118,7 @@ ktune_gemv_dot(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__
       for (int r = 0; r < ROW_TILES; ++r)
 #pragma unroll
         for (int h = 0; h < 2; ++h)
-          y[r][h][u] = load_stream(y_row[r][h] + kk + u * SEG, row_ok[r][h] && k_ok);
+          y[r][h][u] = load_stream16(y_row[r][h] + kk + u * SEG, row_ok[r][h] && k_ok);
     }
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
@@ -158,33 +143,30 @@ ktune_gemv_dot(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__
   }
 
   // Accumulator c of tile (r, n) is row j_warp + r*16 + g (+8 for c >= 2), column n*8 + 2t (+1
-  // for odd c).
-  auto out_index = [&](int j, int i) -> long long {
-    return SMALL_N ? (long long)j * N + i : (long long)i * N + j;
-  };
-  if (SPLIT_K == 1) {
+  // for odd c); each_output hands every one to `fn` with its row j and column i.
+  auto each_output = [&](auto&& fn) {
 #pragma unroll
     for (int r = 0; r < ROW_TILES; ++r)
 #pragma unroll
       for (int n = 0; n < N_TILES; ++n)
 #pragma unroll
-        for (int c = 0; c < 4; ++c) {
-          const int j = j_warp + r * 16 + g + (c >= 2 ? 8 : 0), i = n * 8 + 2 * t + (c & 1);
-          if (j < J && i < I) C[out_index(j, i)] = Op::convert(acc[r][n][c]);
-        }
+        for (int c = 0; c < 4; ++c)
+          fn(j_warp + r * 16 + g + (c >= 2 ? 8 : 0), n * 8 + 2 * t + (c & 1), acc[r][n][c]);
+  };
+  auto out_index = [&](int j, int i) -> long long {
+    return SMALL_N ? (long long)j * N + i : (long long)i * N + j;
+  };
+  if (SPLIT_K == 1) {
+    each_output([&](int j, int i, float v) {
+      if (j < J && i < I) C[out_index(j, i)] = Op::convert(v);
+    });
     return;
   }
 
   // Split-K: partials[split][j][i] (I_PAD columns); the last block of the row tile reduces.
-#pragma unroll
-  for (int r = 0; r < ROW_TILES; ++r)
-#pragma unroll
-    for (int n = 0; n < N_TILES; ++n)
-#pragma unroll
-      for (int c = 0; c < 4; ++c) {
-        const int j = j_warp + r * 16 + g + (c >= 2 ? 8 : 0), i = n * 8 + 2 * t + (c & 1);
-        if (j < J) partials[((long long)blockIdx.y * J + j) * I_PAD + i] = acc[r][n][c];
-      }
+  each_output([&](int j, int i, float v) {
+    if (j < J) partials[((long long)blockIdx.y * J + j) * I_PAD + i] = v;
+  });
   if (!splitk::last_to_arrive(arrivals + blockIdx.x, SPLIT_K)) return;
   const int j0 = blockIdx.x * BLOCK_J;
   splitk::sum_partials<THREADS>(
