@@ -1,7 +1,7 @@
 // gemv.cu — GEMM with a handful of rows (decode: M <= 16) or a handful of columns (N <= 16), for
 // any sm_80+ GPU, on the CUDA cores.
 //
-// Computes C = A·B (C M×N row-major, rounded to T: __half or __nv_bfloat16) with fp32
+// Computes C = A·B (C M×N row-major, rounded to T: __half, __nv_bfloat16 or float) with fp32
 // accumulation. Call the operand with <= 16 rows along the small dimension X and the other one Y;
 // Y must be contiguous along the large dimension:
 //   SMALL_N = 0:  M <= 16, B row-major (K×N):     X = A,   Y = B,   C[i][j] = C[i*N + j]
@@ -14,11 +14,13 @@
 // gemv_dot.cu's.)
 //
 // Launch: grid (cdiv(J, BLOCK_N), SPLIT_K), NUM_WARPS*32 threads, SMEM_BYTES of dynamic shared
-// memory as configs/gemm_gemv.json computes it. J must be a multiple of 8 (16-byte rows of Y).
+// memory as configs/gemm_gemv.json computes it. J * sizeof(T) must be a multiple of 16 (16-byte
+// rows of Y).
 //
 // Tunables:
-//   M_TILE     rows of X per block, >= I (1, 2, 4, 8, 16): accumulators per thread are M_TILE × 8.
-//   BLOCK_N    columns of Y per block; BLOCK_N / 8 threads share one k row of Y, each reading 16
+//   M_TILE     rows of X per block, >= I (1, 2, 4, 8, 16): accumulators per thread are M_TILE ×
+//              16/sizeof(T).
+//   BLOCK_N    columns of Y per block; BLOCK_N / (16/sizeof(T)) threads share one k row of Y, each reading 16
 //              bytes, so a warp reads whole 128-byte lines.
 //   NUM_WARPS  4 or 8.
 //   UNROLL     consecutive k rows per thread per pass (4 or 8): the 16-byte loads one thread has
@@ -38,10 +40,16 @@ namespace gemv_detail {
 template <typename T>
 struct Elem;
 
+// unpack: the elements of one 16-byte load, as fp32.
 template <>
 struct Elem<__half> {
-  static __device__ __forceinline__ float2 pair(unsigned w) {
-    return __half22float2(*reinterpret_cast<const __half2*>(&w));
+  static __device__ __forceinline__ void unpack(uint4 v, float (&out)[8]) {
+    const unsigned w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int p = 0; p < 4; ++p) {
+      const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&w[p]));
+      out[2 * p] = f.x, out[2 * p + 1] = f.y;
+    }
   }
   static __device__ __forceinline__ float load(const __half* p) { return __half2float(*p); }
   static __device__ __forceinline__ __half convert(float x) { return __float2half_rn(x); }
@@ -49,11 +57,27 @@ struct Elem<__half> {
 
 template <>
 struct Elem<__nv_bfloat16> {
-  static __device__ __forceinline__ float2 pair(unsigned w) {
-    return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w));
+  static __device__ __forceinline__ void unpack(uint4 v, float (&out)[8]) {
+    const unsigned w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int p = 0; p < 4; ++p) {
+      const float2 f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w[p]));
+      out[2 * p] = f.x, out[2 * p + 1] = f.y;
+    }
   }
   static __device__ __forceinline__ float load(const __nv_bfloat16* p) { return __bfloat162float(*p); }
   static __device__ __forceinline__ __nv_bfloat16 convert(float x) { return __float2bfloat16_rn(x); }
+};
+
+// fp32: exact fp32 FMAs (no TF32 rounding: the CUDA cores are not what limits a stream).
+template <>
+struct Elem<float> {
+  static __device__ __forceinline__ void unpack(uint4 v, float (&out)[4]) {
+    out[0] = __uint_as_float(v.x), out[1] = __uint_as_float(v.y);
+    out[2] = __uint_as_float(v.z), out[3] = __uint_as_float(v.w);
+  }
+  static __device__ __forceinline__ float load(const float* p) { return *p; }
+  static __device__ __forceinline__ float convert(float x) { return x; }
 };
 
 }  // namespace gemv_detail
@@ -66,11 +90,11 @@ ktune_gemv(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, 
            unsigned* __restrict__ arrivals) {
   using namespace gemv_detail;
   constexpr int THREADS = NUM_WARPS * 32;
-  constexpr int VEC = 8;                 // elements of Y per 16-byte load
+  constexpr int VEC = 16 / sizeof(T);    // elements of Y per 16-byte load
   constexpr int TPR = BLOCK_N / VEC;     // threads across one k row of the tile
   constexpr int ROWS = THREADS / TPR;    // threads along K
   constexpr int PASS = ROWS * UNROLL;    // k rows per pass of the block
-  static_assert(THREADS % TPR == 0 && TPR >= 8, "BLOCK_N / 8 threads must divide the block");
+  static_assert(THREADS % TPR == 0 && TPR >= 8, "BLOCK_N / VEC threads must divide the block");
   static_assert(UNROLL % 4 == 0, "UNROLL: a multiple of 4 (float4 reads of A)");
   static_assert(M_TILE >= 1 && M_TILE <= 16, "M_TILE: 1..16");
 
@@ -99,7 +123,7 @@ ktune_gemv(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, 
 
   const int col = threadIdx.x % TPR, row = threadIdx.x / TPR;
   const int n = blockIdx.x * BLOCK_N + col * VEC;
-  const bool col_ok = n < J;  // J % 8 == 0: a 16-byte piece is wholly inside or outside
+  const bool col_ok = n < J;  // J % VEC == 0: a 16-byte piece is wholly inside or outside
   float acc[M_TILE][VEC];
 #pragma unroll
   for (int m = 0; m < M_TILE; ++m)
@@ -122,13 +146,10 @@ ktune_gemv(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, 
       }
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
-        const unsigned w[4] = {v[u].x, v[u].y, v[u].z, v[u].w};
+        float y[VEC];
+        Elem<T>::unpack(v[u], y);
 #pragma unroll
-        for (int p = 0; p < 4; ++p) {
-          const float2 bb = Elem<T>::pair(w[p]);
-          acc[m][2 * p] = fmaf(a[u], bb.x, acc[m][2 * p]);
-          acc[m][2 * p + 1] = fmaf(a[u], bb.y, acc[m][2 * p + 1]);
-        }
+        for (int j = 0; j < VEC; ++j) acc[m][j] = fmaf(a[u], y[j], acc[m][j]);
       }
     }
   }

@@ -1,7 +1,7 @@
 // The built-in GEMM kernels against cuBLAS on the GPU, for every dtype and layout over ragged and
 // tiny shapes (and small-M, long-K ones that split-K takes): valid configurations of each default
 // sweep this GPU runs (spread_picks), each compiled for this GPU and checked on fresh random
-// inputs with a poisoned output. The few-row shape (M = 3) is gemm_gemv's, in fp16 and bf16; the
+// inputs with a poisoned output. The few-row shape (M = 3) is gemm_gemv's, in every dtype; the
 // few-column and few-row shapes with K-contiguous large operands (N = 3, 13; M = 5) gemm_dot's;
 // gemm_mma's split-K takes the small outputs over long K.
 // Every case must be covered by at least one family. fp8 runs on Hopper and newer (its kernel is
@@ -114,8 +114,8 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
         wgmma |= pick.rec.config_name == "gemm_wgmma" && all[pick.case_index].dtype == dtype;
       EXPECT_TRUE(wgmma) << "gemm_wgmma ran no " << dtype << " case";
     }
-  // The decode family takes the few-row shapes in both 16-bit types (B row-major).
-  for (std::string dtype : {"fp16", "bf16"}) {
+  // The decode family takes the few-row shapes in every dtype (B row-major).
+  for (std::string dtype : {"fp16", "bf16", "fp32"}) {
     bool gemv = false;
     for (const Pick& pick : picks)
       gemv |= pick.rec.config_name == "gemm_gemv" && all[pick.case_index].dtype == dtype;
