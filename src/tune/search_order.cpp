@@ -71,6 +71,16 @@ std::vector<size_t> GuidedSearch::next_batch() {
   }
   if (first) {
     for (size_t i : seeded_) take(i, batch);
+    // Each config's own best prediction first: an estimate orders one kernel's candidates better
+    // than it compares two kernels (it misses, say, gemm_mma's unaligned loads at N = 1, where
+    // gemm_dot streams), so no config is left out on its model's word alone.
+    std::vector<std::string> configs;
+    for (size_t i : predicted_) {
+      if (batch.size() >= seeded_.size() + SearchOptions::opening) break;
+      if (std::find(configs.begin(), configs.end(), records_[i].config_name) != configs.end()) continue;
+      configs.push_back(records_[i].config_name);
+      take(i, batch);
+    }
     for (size_t i : predicted_) {
       if (batch.size() >= seeded_.size() + SearchOptions::opening) break;
       take(i, batch);

@@ -82,6 +82,21 @@ TEST(SearchOrder, FirstBatchIsSeedsThenThePredictedFastestTiesInEnumerationOrder
   EXPECT_TRUE(r[1].reason.empty());
 }
 
+// Each config's best prediction opens the search even when another config predicts every one of
+// the first batch's places for itself: estimates rank one kernel's candidates, not two kernels.
+TEST(SearchOrder, EveryConfigsBestPredictionIsInTheFirstBatch) {
+  std::vector<CandidateRecord> r;
+  for (int i = 0; i < 30; ++i) r.push_back(valid(i, 10 + i, "c"));
+  for (int i = 100; i < 103; ++i) r.push_back(valid(i, 1000 + i, "d"));
+  GuidedSearch search(r, {}, SearchOptions{});
+  const std::vector<int> first = ids(r, search.next_batch());
+  ASSERT_EQ(first.size(), SearchOptions::opening);
+  EXPECT_EQ(first[0], 0);
+  EXPECT_EQ(first[1], 100);  // d's best, though 29 candidates of c are predicted faster
+  EXPECT_EQ(std::count(first.begin(), first.end(), 101), 0);
+  EXPECT_EQ(first.back(), 10);  // then c's next best fill the batch
+}
+
 TEST(SearchOrder, LaterBatchesTryTheLeadersNeighboursBestPredictedFirst) {
   // A 2-D space: ID = 10*a + b, tunables A and B; the estimate likes small a+b, but the fastest
   // measured is at (0, 3), which it predicts late.
