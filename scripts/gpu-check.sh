@@ -13,6 +13,7 @@
 # attention (suites/attention.json, or KTUNE_ATTENTION_SUITE, next to PyTorch's SDPA backends),
 # dtypes (fp8 and TF32 at 4096^3 and 8192^3), search (the guided search's times against the
 # exhaustive one), sweeps (exhaustive sweeps kept whole, KTUNE_SWEEP_SHAPES), gpus (--gpus all against one GPU),
+# torch-gemm (PyTorch's cuBLAS under do_bench beside every GEMM bench of the call),
 # suite-NAME (any suites/NAME.json) and verify-results
 # (scripts/verify-bench.py over the committed results/h100 bench files). The cache lives in
 # $KTUNE_CACHE_DIR (default /tmp/ktune-gpu-check-cache), so stages split over calls on a machine
@@ -243,6 +244,18 @@ if stage verify-results; then
     > "$out/logs/verify-results.log" 2>&1
   say "verify-results: exit $? — $(tail -n 1 "$out/logs/verify-results.log")"
   grep FAIL "$out/logs/verify-results.log" | head -n 20 | tee -a "$summary"
+fi
+
+# An independent timer for this call's GEMM benches: PyTorch's call of cuBLAS under do_bench,
+# beside ktune's timing of cuBLAS and of its winner (scripts/torch_gemm_check.py).
+if stage torch-gemm; then
+  for results in "$out"/results/bench-*.json; do
+    [[ -f $results ]] || continue
+    name=$(basename "$results" .json)
+    python3 scripts/torch_gemm_check.py "$results" --json "$out/results/torch-$name.json" \
+      > "$out/logs/torch-$name.log" 2>&1
+    say "torch-$name: $(tail -n 1 "$out/logs/torch-$name.log")"
+  done
 fi
 
 tar -czf "$out/gpu-check.tar.gz" -C "$out" logs results && rm -rf "$out/logs" "$out/results"
