@@ -22,7 +22,9 @@ Report build_report(const RunInfo& run, const std::vector<ProblemResult>& result
     p.intensity = result.cost.min_bytes > 0 ? result.cost.flops / result.cost.min_bytes : 0;
     p.ridge = ridge_point(p.roofs);
     p.bound = p.intensity >= p.ridge ? "compute" : "memory";
+    for (const RuledOut& r : result.ruled_out_counts()) p.untimed[to_string(Disposition::invalid)] += static_cast<int>(r.count);
     for (const CandidateRecord& rec : result.records) {
+      if (ruled_out_by_constraint(rec)) continue;  // counted above
       if (!rec.time || !(rec.time->median > 0)) {
         p.untimed[to_string(rec.disposition)]++;
         continue;

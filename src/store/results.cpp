@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "store/record_json.hpp"
@@ -101,10 +102,33 @@ void append_row(std::string& out, const std::vector<std::string>& cells) {
 
 }  // namespace
 
+bool ruled_out_by_constraint(const CandidateRecord& rec) {
+  return rec.disposition == Disposition::invalid && rec.reason.rfind("constraint failed: ", 0) == 0;
+}
+
+std::vector<RuledOut> ProblemResult::ruled_out_counts() const {
+  std::map<std::pair<std::string, std::string>, int64_t> counts;
+  for (const RuledOut& r : ruled_out) counts[{r.config_name, r.reason}] += r.count;
+  for (const CandidateRecord& rec : records)
+    if (ruled_out_by_constraint(rec)) ++counts[{rec.config_name, rec.reason}];
+  std::vector<RuledOut> out;
+  for (const auto& [key, count] : counts) out.push_back({key.first, key.second, count});
+  return out;
+}
+
 json results_to_json(const RunInfo& info, const std::vector<ProblemResult>& results) {
   json problems = json::array();
-  for (const auto& r : results)
-    problems.push_back({{"problem", r.problem}, {"cost", r.cost}, {"records", r.records}});
+  for (const auto& r : results) {
+    json records = json::array();
+    for (const CandidateRecord& rec : r.records)
+      if (!ruled_out_by_constraint(rec)) records.push_back(rec);
+    json p{{"problem", r.problem}, {"cost", r.cost}, {"records", std::move(records)}};
+    if (const std::vector<RuledOut> counts = r.ruled_out_counts(); !counts.empty()) {
+      json& out = p["ruled_out"] = json::array();
+      for (const RuledOut& c : counts) out.push_back({{"config", c.config_name}, {"reason", c.reason}, {"count", c.count}});
+    }
+    problems.push_back(std::move(p));
+  }
   return json{{"schema_version", kResultsSchemaVersion},
               {"meta",
                {{"argv", info.argv},
@@ -138,7 +162,8 @@ std::string results_to_csv(const std::vector<ProblemResult>& results, const Prob
   std::set<std::string> params;
   for (const auto& r : results)
     for (const auto& rec : r.records)
-      for (const auto& [name, value] : rec.params) params.insert(name);
+      if (!ruled_out_by_constraint(rec))
+        for (const auto& [name, value] : rec.params) params.insert(name);
 
   std::vector<std::string> header{"family"};
   header.insert(header.end(), dims.begin(), dims.end());
@@ -153,6 +178,7 @@ std::string results_to_csv(const std::vector<ProblemResult>& results, const Prob
   append_row(out, header);
   for (const auto& r : results) {
     for (const auto& rec : r.records) {
+      if (ruled_out_by_constraint(rec)) continue;
       std::vector<std::string> row{r.problem.family};
       for (const auto& d : dims) {
         auto it = r.problem.dims.find(d);
@@ -217,6 +243,10 @@ std::vector<ProblemResult> read_results(const fs::path& path, RunInfo* info_out)
       p.at("problem").get_to(r.problem);
       if (auto cost = p.find("cost"); cost != p.end()) cost->get_to(r.cost);
       p.at("records").get_to(r.records);
+      if (auto ruled = p.find("ruled_out"); ruled != p.end())
+        for (const json& c : *ruled)
+          r.ruled_out.push_back({c.at("config").get<std::string>(), c.at("reason").get<std::string>(),
+                                 c.at("count").get<int64_t>()});
       out.push_back(std::move(r));
     }
     return out;

@@ -5,13 +5,19 @@
 // JSON: {"schema_version": 1,
 //        "meta": {"argv", "command", "ktune_version", "started_at", "nvrtc_version"},
 //        "device": {...DeviceInfo...},
-//        "problems": [{"problem", "cost", "records": [...CandidateRecord...]}]}
+//        "problems": [{"problem", "cost", "records": [...CandidateRecord...],
+//                      "ruled_out": [{"config", "reason", "count"}]}]}
+// Candidates a config's constraint ruled out before anything ran (most of a GEMM sweep's ~23,000
+// combinations) are counted by config and reason in "ruled_out" instead of listed one by one: a
+// `ktune gemm` results file was 15 MB of them. Every other record, spills and failed compiles
+// included, is kept whole.
 // CSV columns: family, the problem dims (M, N, K first, then others by name), dtype, layout,
 // source, config_name, one column per parameter (the union of names over all records, sorted; a
 // name that clashes with another column gets a "param_" prefix), kernel_name, disposition, reason,
 // registers, spill_stores, spill_loads, median_ms, mean_ms, min_ms, max_ms, stdev_ms, p20_ms,
 // p80_ms, n, pruned, tflops, gbps, max_abs_err, max_rel_err, norm_rel_err, ratio_vs_reference.
 // A value a record does not have (no timing, no compile info, no error check) is an empty cell.
+// Ruled-out candidates have no rows (the .json counts them).
 // Fields are quoted as RFC 4180 asks (kernel names hold commas).
 #pragma once
 
@@ -37,11 +43,25 @@ struct RunInfo {  // the header of a results file
   std::string command;  // the command line as one pasteable string
 };
 
+// Candidates of one config that one constraint ruled out.
+struct RuledOut {
+  std::string config_name, reason;
+  int64_t count = 0;
+  bool operator==(const RuledOut&) const = default;
+};
+
+// A record its config's constraints ruled out before it was compiled or run.
+bool ruled_out_by_constraint(const CandidateRecord& rec);
+
 // records[0..]: the cuBLAS reference record has source == "cublas".
 struct ProblemResult {
   Problem problem;
   Cost cost;
   std::vector<CandidateRecord> records;
+  std::vector<RuledOut> ruled_out;  // read from a file: what its "ruled_out" counted
+
+  // ruled_out plus the records ruled out by a constraint, counted, by config then reason.
+  std::vector<RuledOut> ruled_out_counts() const;
 };
 
 // What the .json holds.

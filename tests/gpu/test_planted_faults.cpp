@@ -41,7 +41,12 @@ TEST(PlantedFaults, EveryFaultIsClassifiedAndTheSweepGoesOn) {
   EXPECT_EQ(by_fault[3], Disposition::incorrect) << log;
   EXPECT_EQ(by_fault[4], Disposition::compile_failed) << log;
   EXPECT_EQ(by_fault[5], Disposition::launch_failed) << log;
-  EXPECT_EQ(by_fault[6], Disposition::invalid) << log;
+  // Fault 6 is ruled out by its config's constraint: counted in the file, not listed.
+  EXPECT_EQ(by_fault.count(6), 0u);
+  const std::vector<RuledOut> ruled = problems[0].ruled_out_counts();
+  ASSERT_EQ(ruled.size(), 1u);
+  EXPECT_EQ(ruled[0].reason, "constraint failed: FAULT != 6");
+  EXPECT_EQ(ruled[0].count, 1);
   // Right once, then idle or half-written: caught on the poisoned relaunch after timing.
   for (int fault : {7, 8}) {
     EXPECT_EQ(by_fault[fault], Disposition::incorrect) << fault << ": " << reason[fault];

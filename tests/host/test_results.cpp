@@ -184,6 +184,52 @@ TEST_F(ResultsTest, JsonRoundTrip) {
   EXPECT_EQ(back[0].records[0].source, "cublas");
 }
 
+// Candidates a constraint ruled out are counted by config and reason, not listed; a spilling
+// candidate (ruled out after its compile) keeps its record. The counts survive a read and a
+// rewrite (ktune merge), and reports count them as invalid.
+TEST_F(ResultsTest, ConstraintRuledOutCandidatesAreCountedNotListed) {
+  std::vector<ProblemResult> in = results();
+  auto ruled = [](const std::string& config, const std::string& why, int64_t id) {
+    CandidateRecord rec;
+    rec.source = "ktune";
+    rec.config_name = config;
+    rec.params = {{"ID", id}};
+    rec.kernel_name = "k<" + std::to_string(id) + ">";
+    rec.disposition = Disposition::invalid;
+    rec.reason = "constraint failed: " + why;
+    return rec;
+  };
+  for (int64_t id = 0; id < 3; ++id) in[0].records.push_back(ruled("gemm_mma", "BLOCK_M < 2 * M", id));
+  in[0].records.push_back(ruled("gemm_wgmma", "arch == 90", 9));
+  CandidateRecord spilled = ruled("gemm_mma", "", 10);
+  spilled.reason = "ptxas spills registers (4 bytes stored, 4 loaded)";
+  spilled.params = {{"BLOCK_M", 64}};
+  in[0].records.push_back(spilled);
+
+  write_results(dir_, "run", run_info(), in);
+  const nlohmann::json j = nlohmann::json::parse(read_file(dir_ / "run.json"));
+  const nlohmann::json& p = j.at("problems").at(0);
+  EXPECT_EQ(p.at("records").size(), 4u);  // ref, good, failed, spilled
+  ASSERT_EQ(p.at("ruled_out").size(), 2u);
+  EXPECT_EQ(p.at("ruled_out")[0].at("config"), "gemm_mma");
+  EXPECT_EQ(p.at("ruled_out")[0].at("reason"), "constraint failed: BLOCK_M < 2 * M");
+  EXPECT_EQ(p.at("ruled_out")[0].at("count"), 3);
+  EXPECT_EQ(p.at("ruled_out")[1].at("count"), 1);
+  const std::string csv = read_file(dir_ / "run.csv");
+  EXPECT_EQ(csv.find("constraint failed"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("ptxas spills"), std::string::npos) << csv;
+  EXPECT_EQ(csv.find(",ID,"), std::string::npos) << "a ruled-out record's parameter made a column";
+
+  std::vector<ProblemResult> back = read_results(dir_ / "run.json", nullptr);
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].records.size(), 4u);
+  const std::vector<RuledOut> expected = {{"gemm_mma", "constraint failed: BLOCK_M < 2 * M", 3},
+                                          {"gemm_wgmma", "constraint failed: arch == 90", 1}};
+  EXPECT_EQ(back[0].ruled_out_counts(), expected);
+  write_results(dir_, "again", run_info(), back);
+  EXPECT_EQ(read_results(dir_ / "again.json", nullptr)[0].ruled_out_counts(), expected);
+}
+
 TEST_F(ResultsTest, JsonHasSchemaVersionAndMeta) {
   const auto j = results_to_json(run_info(), results());
   EXPECT_EQ(j.at("schema_version"), kResultsSchemaVersion);
