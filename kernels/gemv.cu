@@ -2,7 +2,8 @@
 // any sm_80+ GPU, on the CUDA cores.
 //
 // Computes C = A·B (C M×N row-major, rounded to T: __half, __nv_bfloat16 or float) with fp32
-// accumulation. Call the operand with <= 16 rows along the small dimension X and the other one Y;
+// accumulation; fp32 problems take exact fp32 FMAs, not TF32 (the CUDA cores are not what limits
+// a stream). Call the operand with <= 16 rows along the small dimension X and the other one Y;
 // Y must be contiguous along the large dimension:
 //   SMALL_N = 0:  M <= 16, B row-major (K×N):     X = A,   Y = B,   C[i][j] = C[i*N + j]
 //   SMALL_N = 1:  N <= 16, A column-major (K×M):  X = B^T, Y = A^T, C[j][i] = C[j*N + i]
@@ -32,55 +33,9 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
+#include "elementwise.cuh"
 #include "splitk.cuh"
 #include "stream_load.cuh"
-
-namespace gemv_detail {
-
-template <typename T>
-struct Elem;
-
-// unpack: the elements of one 16-byte load, as fp32.
-template <>
-struct Elem<__half> {
-  static __device__ __forceinline__ void unpack(uint4 v, float (&out)[8]) {
-    const unsigned w[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-    for (int p = 0; p < 4; ++p) {
-      const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&w[p]));
-      out[2 * p] = f.x, out[2 * p + 1] = f.y;
-    }
-  }
-  static __device__ __forceinline__ float load(const __half* p) { return __half2float(*p); }
-  static __device__ __forceinline__ __half convert(float x) { return __float2half_rn(x); }
-};
-
-template <>
-struct Elem<__nv_bfloat16> {
-  static __device__ __forceinline__ void unpack(uint4 v, float (&out)[8]) {
-    const unsigned w[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-    for (int p = 0; p < 4; ++p) {
-      const float2 f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w[p]));
-      out[2 * p] = f.x, out[2 * p + 1] = f.y;
-    }
-  }
-  static __device__ __forceinline__ float load(const __nv_bfloat16* p) { return __bfloat162float(*p); }
-  static __device__ __forceinline__ __nv_bfloat16 convert(float x) { return __float2bfloat16_rn(x); }
-};
-
-// fp32: exact fp32 FMAs (no TF32 rounding: the CUDA cores are not what limits a stream).
-template <>
-struct Elem<float> {
-  static __device__ __forceinline__ void unpack(uint4 v, float (&out)[4]) {
-    out[0] = __uint_as_float(v.x), out[1] = __uint_as_float(v.y);
-    out[2] = __uint_as_float(v.z), out[3] = __uint_as_float(v.w);
-  }
-  static __device__ __forceinline__ float load(const float* p) { return *p; }
-  static __device__ __forceinline__ float convert(float x) { return x; }
-};
-
-}  // namespace gemv_detail
 
 template <typename T, int A_ROW_MAJOR, int B_ROW_MAJOR, int SMALL_N, int M_TILE, int BLOCK_N, int NUM_WARPS,
           int UNROLL, int SPLIT_K>
@@ -88,7 +43,7 @@ __global__ void __launch_bounds__(NUM_WARPS * 32)
 ktune_gemv(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, int M, int N, int K,
            const float* /*scale_a*/, const float* /*scale_b*/, float* __restrict__ partials,
            unsigned* __restrict__ arrivals) {
-  using namespace gemv_detail;
+  using namespace elementwise;  // to_float, from_float, unpack(_pair): the stored type and fp32
   constexpr int THREADS = NUM_WARPS * 32;
   constexpr int VEC = 16 / sizeof(T);    // elements of Y per 16-byte load
   constexpr int TPR = BLOCK_N / VEC;     // threads across one k row of the tile
@@ -116,7 +71,7 @@ ktune_gemv(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, 
     const int m = idx / kc, k = idx % kc;
     float a = 0.f;
     if (m < I && k < k_len)
-      a = Elem<T>::load(X + (X_K_CONTIGUOUS ? (long long)m * K + k_begin + k : (long long)(k_begin + k) * I + m));
+      a = to_float(X[X_K_CONTIGUOUS ? (long long)m * K + k_begin + k : (long long)(k_begin + k) * I + m]);
     a_s[idx] = a;
   }
   __syncthreads();
@@ -147,7 +102,16 @@ ktune_gemv(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, 
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
         float y[VEC];
-        Elem<T>::unpack(v[u], y);
+        if constexpr (sizeof(T) == 2) {  // pairs: one conversion instruction per word
+          const unsigned w[4] = {v[u].x, v[u].y, v[u].z, v[u].w};
+#pragma unroll
+          for (int p = 0; p < 4; ++p) {
+            const float2 f = unpack_pair<T>(w[p]);
+            y[2 * p] = f.x, y[2 * p + 1] = f.y;
+          }
+        } else {
+          unpack<T, VEC>(v[u], y);
+        }
 #pragma unroll
         for (int j = 0; j < VEC; ++j) acc[m][j] = fmaf(a[u], y[j], acc[m][j]);
       }
@@ -176,7 +140,7 @@ ktune_gemv(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, 
       float s = 0.f;
 #pragma unroll
       for (int r = 0; r < ROWS; ++r) s += red[r * M_TILE * BLOCK_N + i];
-      if (m < I && n0 + nn < J) C[out_index(m, n0 + nn)] = Elem<T>::convert(s);
+      if (m < I && n0 + nn < J) C[out_index(m, n0 + nn)] = from_float<T>(s);
     }
     return;
   }
@@ -198,6 +162,6 @@ ktune_gemv(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, 
         off = (long long)m * J + n0 + nn;
         return m < I && n0 + nn < J;
       },
-      [&](int i, float s) { C[out_index(i / BLOCK_N, n0 + i % BLOCK_N)] = Elem<T>::convert(s); });
+      [&](int i, float s) { C[out_index(i / BLOCK_N, n0 + i % BLOCK_N)] = from_float<T>(s); });
   if (threadIdx.x == 0) arrivals[blockIdx.x] = 0u;  // ready for the next launch
 }
