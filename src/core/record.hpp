@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/device.hpp"
@@ -28,6 +29,10 @@ enum class Disposition {
 };
 
 const char* to_string(Disposition d);
+
+// How an invalid candidate's reason starts when one of its config's constraints ruled it out
+// (space/enumerate.cpp writes it; results files count such candidates instead of listing them).
+inline constexpr std::string_view kConstraintFailed = "constraint failed: ";
 std::optional<Disposition> disposition_from_string(const std::string& s);
 
 // What the compiler said about one candidate.

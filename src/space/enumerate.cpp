@@ -82,7 +82,7 @@ Candidate evaluate(const SweepConfig& config, const Bindings& params, const Bind
   for (const auto& expr : config.constraints) {
     try {
       if (expr.eval(c.bindings) == 0)
-        return invalid(std::move(c), "constraint failed: " + expr.text());
+        return invalid(std::move(c), std::string(kConstraintFailed) + expr.text());
     } catch (const ConfigError& e) {
       return invalid(std::move(c), fmt::format("constraint: {}", e.what()));
     }

@@ -103,7 +103,7 @@ void append_row(std::string& out, const std::vector<std::string>& cells) {
 }  // namespace
 
 bool ruled_out_by_constraint(const CandidateRecord& rec) {
-  return rec.disposition == Disposition::invalid && rec.reason.rfind("constraint failed: ", 0) == 0;
+  return rec.disposition == Disposition::invalid && rec.reason.rfind(kConstraintFailed, 0) == 0;
 }
 
 std::vector<RuledOut> ProblemResult::ruled_out_counts() const {
