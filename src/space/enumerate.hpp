@@ -17,7 +17,7 @@ namespace ktune {
 
 struct Candidate {
   Bindings params;          // tunables only
-  Bindings bindings;        // context + params + derived: everything expressions can see
+  Bindings bindings;        // context + params + derived: everything expressions can see (valid only)
   std::string kernel_name;  // placeholders substituted ("" if a derived value failed)
   Launch launch;            // evaluated grid/block/shared_bytes (only for valid candidates)
   std::optional<int64_t> estimate;  // the config's "estimate" (valid candidates only)
