@@ -9,8 +9,11 @@
 //   C: M×N row-major (ldc = N).
 //   A: M×K, row-major (K contiguous) when A_ROW_MAJOR, else column-major (M contiguous).
 //   B: K×N, row-major (N contiguous) when B_ROW_MAJOR, else column-major (K contiguous).
-// wgmma reads 32-bit and 8-bit operands from shared memory K-major only, so float and fp8 take A
-// row-major and B column-major (cuBLASLt's fp8 takes that layout alone, too).
+// wgmma reads 32-bit and 8-bit operands from shared memory K-major only. fp8 takes A row-major
+// and B column-major (cuBLASLt's fp8 takes that layout alone, too). A float operand that is
+// M/N-major in memory (A column-major, B row-major) is transposed in shared memory on its way in:
+// TMA lands it in a second ring as it lies, and three warps of the producer warpgroup rewrite
+// each stage K-major into the ring wgmma reads (see "Transposing" below).
 //
 // Arguments (tmA, tmB, C, M, N, K, tmC, scale_a, scale_b, partials, arrivals): tmA, tmB and tmC are 2-D tensor maps
 // the host encodes (cuTensorMapEncodeTiled) over the whole operand, innermost (contiguous)
@@ -22,17 +25,20 @@
 // arrives as BLOCK_M/64 or BLOCK_N/64 boxes, and C leaves as 128-byte-wide column panels; in a
 // cluster each CTA fetches 1/CLUSTER_M of the B tile). C is the plain pointer the direct-store
 // epilogue uses; scale_a and scale_b point to one float each and are read for fp8 only.
-// partials and arrivals are split-K's workspace (SPLIT_K > 1 only): room for
-// TILES*CLUSTER_M*SPLIT_K*BLOCK_M*BLOCK_N floats, and TILES*CLUSTER_M*NUM_CONSUMERS counters that
-// are zero at launch (the kernel leaves them zero again).
+// partials and arrivals are split-K's and stream-K's workspace (SPLIT_K > 1 or STREAM_K only):
+// room for TILES*CLUSTER_M*SPLIT_K*BLOCK_M*BLOCK_N floats (stream-K: CTAS*2*BLOCK_M*BLOCK_N), and
+// TILES*CLUSTER_M*NUM_CONSUMERS counters that are zero at launch (the kernel leaves them zero
+// again).
 // TMA needs every row stride to be a multiple of 16 bytes (lda, ldb and ldc). Any M, N, K >= 1
 // otherwise: TMA zero-fills what lies past the edges of A and B and clips the stores of C (a CTA
 // whose rows lie wholly past M still fetches its share of B for its cluster).
 //
-// Launch: 1-D grid of CTAS = min(TILES * SPLIT_K, BLOCKS_PER_SM * SMs / CLUSTER_M) * CLUSTER_M blocks,
+// Launch: 1-D grid of CTAS = min(TILES * SPLIT_K, BLOCKS_PER_SM * SMs / CLUSTER_M) * CLUSTER_M blocks
+// (with STREAM_K the whole BLOCKS_PER_SM * SMs / CLUSTER_M * CLUSTER_M),
 // TILES = cdiv(M, CLUSTER_M*BLOCK_M) * cdiv(N, BLOCK_N) (the cluster shape is compiled in: plain
 // launches form the clusters), of (NUM_CONSUMERS+1)*128 threads and
-// NUM_STAGES*(BLOCK_M+BLOCK_N)*BLOCK_K*sizeof(T) + the C staging memory of EPILOGUE (below) +
+// NUM_STAGES*(BLOCK_M+BLOCK_N)*BLOCK_K*sizeof(T) + the raw ring of a transposed float operand
+// (NUM_STAGES*BLOCK_M or BLOCK_N*BLOCK_K*4 for each) + the C staging memory of EPILOGUE (below) +
 // SMEM_SLACK bytes of dynamic shared memory (the slack aligns the tiles to 1024 bytes, the
 // swizzle period, and holds the mbarriers).
 //
@@ -63,10 +69,18 @@
 //                  fewer tiles than SMs (small M, decode) and long K. Each unit leaves fp32
 //                  partial sums in global memory; the last to finish a tile adds them up and
 //                  stores C.
+//   STREAM_K       0 or 1: stream-K. The tiles' k tiles, laid end to end (tile after tile in
+//                  grouped order), are cut into one equal range per cluster of the full grid,
+//                  so one or two waves of tiles that would leave SMs idle (72 tiles on 132
+//                  SMs) keep every SM busy to the end. A tile one range covers whole is stored
+//                  directly; a tile split between ranges is summed by split-K's mechanism: each
+//                  part leaves fp32 partials in a slot of its CTA (two per CTA: the part at the
+//                  start of its range, the part at its end), and the last to arrive (counted in
+//                  k tiles) adds the others', in the order of their ranges, and stores C.
 //
 // Design. Each CTA walks the work units (tiles, or tiles × SPLIT_K) blockIdx/CLUSTER_M,
-// + gridDim/CLUSTER_M, ... (a static schedule: every CTA of a cluster walks the same units, which
-// the shared B tile requires). The
+// + gridDim/CLUSTER_M, ..., or with STREAM_K its cluster's range of k tiles (a static schedule:
+// every CTA of a cluster walks the same work, which the shared B tile requires). The
 // producer's ring runs on across tiles, so while the consumers finish one tile's epilogue the
 // next tile's first stages are already loading. Warpgroup 0 is the producer: one thread waits
 // until a stage is empty, arms its "full" mbarrier with the stage's byte count and issues the TMA
@@ -80,6 +94,19 @@
 // that __launch_bounds__ gives, or ptxas ignores it (warning C7508). Operands K-major in shared
 // memory (A row-major, B column-major) take wgmma's default layout; M/N-major ones (A
 // column-major, B row-major) set its transpose bit, which only 16-bit types allow.
+//
+// Transposing (float operands that are M/N-major in memory). A stage of such an operand arrives,
+// as a 16-bit M/N-major one would, in 32-wide panels of BLOCK_K rows, into a "raw" ring beside
+// the operand rings; its own mbarrier ("raw full") counts the bytes. Warps 1-3 of the producer
+// warpgroup wait for it, rewrite the stage K-major (rows of 32 k values, 128-byte swizzled: the
+// layout TMA gives a K-major operand) into the operand ring in 4x4 blocks (four 16-byte loads,
+// four 16-byte stores), fence the writes for the async proxy, and each warp arrives on the
+// stage's "full" barrier, which then counts those three arrivals beside the producer's. The raw
+// stage needs no barrier of its own for reuse: it is refilled only after the consumers release
+// the stage, which they read only after the transposers finished with it. Each 16-byte access
+// of a quarter warp hits eight different bank groups (the rows' swizzle on the loads; on the
+// stores, lane n writes its block's rows in the order j ^ (n/2)), so the rewrite runs at
+// shared memory's full width: 8 bytes per element per stage against wgmma's own reads.
 //
 // Run: `ktune sweep configs/gemm_wgmma.json` (sm_90a only; `ktune compile --config
 // configs/gemm_wgmma.json --arch sm_90a -v` compiles every candidate without a GPU).
@@ -147,12 +174,101 @@ __device__ __forceinline__ void stmatrix_x4(unsigned addr, unsigned r0, unsigned
 __device__ __forceinline__ void st_shared_v2(unsigned addr, float x, float y) {
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(x), "f"(y) : "memory");
 }
+__device__ __forceinline__ float4 ld_shared_v4(unsigned addr) {
+  float4 v;
+  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(addr)
+               : "memory");
+  return v;
+}
+__device__ __forceinline__ void st_shared_v4(unsigned addr, float x, float y, float z, float w) {
+  asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "f"(x), "f"(y), "f"(z), "f"(w)
+               : "memory");
+}
+__device__ __forceinline__ float element(const float4& v, int i) {
+  return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+}
+
+// One stage of a float operand, ROWS (M or N) by 32 k, from the M/N-major layout TMA gives it
+// (ROWS/32 panels of 32 k-rows of 128 bytes, 128-byte swizzled) to the K-major one wgmma reads
+// (ROWS rows of 32 k, 128-byte swizzled), by `threads` threads numbered `t`. Block b (4 k x 4
+// rows) is panel b/64, k group (b/8)%8, row group b%8 of the panel: the eight threads of a
+// quarter warp take eight row groups of one k group, so their loads (one swizzled 128-byte row)
+// and, with each lane's rows written in the order j ^ (lane/2), their stores hit distinct banks.
+template <int ROWS>
+__device__ __forceinline__ void transpose_stage(unsigned raw, unsigned dst, int t, int threads) {
+  constexpr int PANEL_BYTES = 32 * SWIZZLE_ROW;
+  for (int b = t; b < 2 * ROWS; b += threads) {
+    const int g = b % 8, kg = (b / 8) % 8, p = b / 64;
+    float4 v[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int k = 4 * kg + i;
+      v[i] = ld_shared_v4(raw + p * PANEL_BYTES + k * SWIZZLE_ROW + ((g ^ (k & 7)) << 4));
+    }
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const int jj = j ^ (g >> 1);
+      const int row = 32 * p + 4 * g + jj;
+      st_shared_v4(dst + row * SWIZZLE_ROW + ((kg ^ (row & 7)) << 4), element(v[0], jj),
+                   element(v[1], jj), element(v[2], jj), element(v[3], jj));
+    }
+  }
+}
+
+// The work of one cluster, as (tile, k tiles [kt_begin, kt_end)) pieces, the same sequence for
+// the producer, the transposers and the consumers. Without STREAM_K: units (a tile, or one of
+// its SPLIT_K k slices) cluster, cluster + clusters, ...; with it: the cluster's equal share of
+// all tiles' k tiles laid end to end, cut at tile boundaries.
+template <int SPLIT_K, int STREAM_K>
+struct WorkWalk {
+  long long pos, end;
+  int stride, k_tiles;
+  int split = 0;  // without STREAM_K: the k slice of the last unit next() gave
+  __device__ WorkWalk(int cluster, int clusters, int tiles, int k_tiles_) : k_tiles(k_tiles_) {
+    if (STREAM_K) {
+      pos = range_begin(cluster, clusters, tiles, k_tiles);
+      end = range_begin(cluster + 1, clusters, tiles, k_tiles);
+      stride = 0;
+    } else {
+      pos = cluster;
+      end = static_cast<long long>(tiles) * SPLIT_K;
+      stride = clusters;
+    }
+  }
+  // Stream-K: where cluster c's range starts, and which cluster's range holds k tile `it`.
+  static __device__ long long range_begin(int c, int clusters, int tiles, int k_tiles) {
+    return static_cast<long long>(c) * tiles * k_tiles / clusters;
+  }
+  static __device__ int range_of(long long it, int clusters, int tiles, int k_tiles) {
+    const long long total = static_cast<long long>(tiles) * k_tiles;
+    const long long c = ((it + 1) * clusters - 1) / total;
+    return static_cast<int>(c < clusters - 1 ? c : clusters - 1);
+  }
+  __device__ bool next(int& tile, int& kt_begin, int& kt_end) {
+    if (pos >= end) return false;
+    if (STREAM_K) {
+      tile = static_cast<int>(pos / k_tiles);
+      kt_begin = static_cast<int>(pos % k_tiles);
+      kt_end = static_cast<int>(kt_begin + end - pos < k_tiles ? kt_begin + end - pos : k_tiles);
+      pos += kt_end - kt_begin;
+    } else {
+      tile = static_cast<int>(pos / SPLIT_K);
+      split = static_cast<int>(pos % SPLIT_K);
+      kt_begin = split * k_tiles / SPLIT_K;
+      kt_end = (split + 1) * k_tiles / SPLIT_K;
+      pos += stride;
+    }
+    return true;
+  }
+};
 
 }  // namespace gemm_wgmma_detail
 
 template <typename T, typename OutT, int A_ROW_MAJOR, int B_ROW_MAJOR, int BLOCK_M, int BLOCK_N,
           int BLOCK_K, int NUM_STAGES, int NUM_CONSUMERS, int GROUP_M, int CLUSTER_M,
-          int BLOCKS_PER_SM, int EPILOGUE, int SPLIT_K>
+          int BLOCKS_PER_SM, int EPILOGUE, int SPLIT_K, int STREAM_K>
 __global__ void __cluster_dims__(CLUSTER_M, 1, 1)
     __launch_bounds__((NUM_CONSUMERS + 1) * 128, BLOCKS_PER_SM)
 ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
@@ -177,17 +293,26 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
   constexpr int C_PANELS = BLOCK_N / C_PANEL_COLS;  // column panels of one consumer's C tile
   // One consumer's share of the C staging memory: its whole tile (EPILOGUE 1) or two panels.
   constexpr int C_WG_TILE = EPILOGUE == 2 ? 2 * C_PANEL : WG_M * BLOCK_N * OE;
+  // Float operands that are M/N-major in memory are transposed in shared memory (above), and
+  // the consumers read every operand as it then lies.
+  constexpr bool TRANS_A = E == 4 && !A_ROW_MAJOR;
+  constexpr bool TRANS_B = E == 4 && B_ROW_MAJOR;
+  constexpr bool TRANSPOSES = TRANS_A || TRANS_B;
+  constexpr bool A_KMAJOR = A_ROW_MAJOR || TRANS_A;
+  constexpr bool B_KMAJOR = !B_ROW_MAJOR || TRANS_B;
+  constexpr int RAW_STAGE = (TRANS_A ? A_STAGE : 0) + (TRANS_B ? B_STAGE : 0);
+  constexpr int TRANSPOSER_WARPS = TRANSPOSES ? 3 : 0;
   // Registers: __launch_bounds__ caps each thread at ENTRY_REGS (the register file split over
   // the blocks, in steps of 8); setmaxnreg then moves the producer's share to the consumers,
   // within the block's allocation. configs/gemm_wgmma.json restates these three.
   constexpr int THREADS = (NUM_CONSUMERS + 1) * 128;
   constexpr int ENTRY_REGS = imin(65536 / (THREADS * BLOCKS_PER_SM), 256) / 8 * 8;
-  constexpr int PRODUCER_REGS = BLOCKS_PER_SM == 1 ? 40 : 24;
+  constexpr int PRODUCER_REGS = TRANSPOSES ? 56 : BLOCKS_PER_SM == 1 ? 40 : 24;
   constexpr int CONSUMER_REGS =
       imin(240, (ENTRY_REGS * (NUM_CONSUMERS + 1) - PRODUCER_REGS) / NUM_CONSUMERS / 8 * 8);
   constexpr int B_SLICE = BLOCK_N / CLUSTER_M;     // columns of the B tile this CTA fetches
-  static_assert(E == 2 || (A_ROW_MAJOR && !B_ROW_MAJOR),
-                "float and fp8 operands must be K-major: A row-major, B column-major");
+  static_assert(E != 1 || (A_ROW_MAJOR && !B_ROW_MAJOR),
+                "fp8 operands must be K-major: A row-major, B column-major");
   static_assert(KIND == Kind::e4m3 ? OE == 2 : (E == 4 ? OE == 4 : sizeof(OutT) == sizeof(T)),
                 "output type: T itself, bf16 for fp8");
   static_assert(NUM_CONSUMERS == 1 || NUM_CONSUMERS == 2, "NUM_CONSUMERS: 1 or 2");
@@ -206,7 +331,8 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
   static_assert(NUM_STAGES >= 2 && GROUP_M >= 1, "NUM_STAGES >= 2, GROUP_M >= 1");
   static_assert(EPILOGUE >= 0 && EPILOGUE <= 2, "EPILOGUE: 0, 1 or 2");
   static_assert(SPLIT_K >= 1, "SPLIT_K >= 1");
-  static_assert(2 * NUM_STAGES * 8 + 8 * NUM_CONSUMERS <= SMEM_SLACK - 1024,
+  static_assert(STREAM_K == 0 || (STREAM_K == 1 && SPLIT_K == 1), "STREAM_K: 0, or 1 with SPLIT_K 1");
+  static_assert(3 * NUM_STAGES * 8 + 8 * NUM_CONSUMERS <= SMEM_SLACK - 1024,
                 "mbarriers and split-K flags must fit in the slack");
 
   // Cluster tiles (CLUSTER_M*BLOCK_M rows) in grouped order; this cluster takes every
@@ -215,25 +341,29 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
   const unsigned rank = CLUSTER_M == 1 ? 0 : cluster_rank();
   const int tiles_m = cdiv(M, CLUSTER_M * BLOCK_M), tiles_n = cdiv(N, BLOCK_N);
   const int tiles = tiles_m * tiles_n;
-  // Work units: SPLIT_K consecutive units per tile, each over its share of the k tiles.
-  const int units = tiles * SPLIT_K;
-  const int first_unit = blockIdx.x / CLUSTER_M, unit_stride = gridDim.x / CLUSTER_M;
+  const int cluster = blockIdx.x / CLUSTER_M, clusters = gridDim.x / CLUSTER_M;
 
   // Shared layout from the first 1024-byte boundary: NUM_STAGES A tiles, NUM_STAGES B tiles, the
-  // C staging tile (EPILOGUE 1), then NUM_STAGES "full" and NUM_STAGES "empty" mbarriers.
+  // raw ring of transposed operands (RAW_STAGE bytes a stage: A's, then B's), the C staging
+  // memory (EPILOGUE 1, 2), then NUM_STAGES "full", "empty" and "raw full" mbarriers.
   extern __shared__ __align__(1024) unsigned char smem[];
   const unsigned a_tiles = (smem_addr(smem) + SWIZZLE_ATOM - 1) & ~unsigned(SWIZZLE_ATOM - 1);
   const unsigned b_tiles = a_tiles + NUM_STAGES * A_STAGE;
-  const unsigned c_tile = b_tiles + NUM_STAGES * B_STAGE;
+  const unsigned raw_tiles = b_tiles + NUM_STAGES * B_STAGE;
+  const unsigned c_tile = raw_tiles + NUM_STAGES * RAW_STAGE;
   const unsigned full_bar = c_tile + (EPILOGUE != 0) * NUM_CONSUMERS * C_WG_TILE;
   const unsigned empty_bar = full_bar + 8 * NUM_STAGES;
-  const unsigned last_flag = empty_bar + 8 * NUM_STAGES;  // per consumer: split-K's last arrival
+  const unsigned raw_bar = empty_bar + 8 * NUM_STAGES;
+  const unsigned last_flag = raw_bar + 8 * NUM_STAGES;  // per consumer: split-K's last arrival
   const int k_tiles = cdiv(K, BLOCK_K);
+  // This cluster's work (WorkWalk): every role of the CTA walks the same sequence.
+  const WorkWalk<SPLIT_K, STREAM_K> work_begin(cluster, clusters, tiles, k_tiles);
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < NUM_STAGES; ++s) {
-      mbar_init(full_bar + 8 * s, 1);                       // the producer's expect_tx arrival
+      mbar_init(full_bar + 8 * s, 1 + TRANSPOSER_WARPS);  // the producer's, each transposer warp's
       mbar_init(empty_bar + 8 * s, CLUSTER_M * NUM_CONSUMERS * 4);  // each consumer warp
+      mbar_init(raw_bar + 8 * s, 1);                      // the producer's expect_tx arrival
     }
     // Make the initialized barriers visible to the TMA unit (the async proxy) and the cluster.
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
@@ -251,23 +381,34 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
       prefetch_tensor_map(&tmB);
       int s = 0;
       unsigned phase = 0;
-      for (int unit = first_unit; unit < units; unit += unit_stride) {
-        const KtuneTile t = ktune_grouped_tile(unit / SPLIT_K, tiles_m, tiles_n, GROUP_M);
+      WorkWalk<SPLIT_K, STREAM_K> work = work_begin;
+      int tile, kt_begin, kt_end;
+      while (work.next(tile, kt_begin, kt_end)) {
+        const KtuneTile t = ktune_grouped_tile(tile, tiles_m, tiles_n, GROUP_M);
         const int m0 = (t.m * CLUSTER_M + rank) * BLOCK_M;
         const int n0 = t.n * BLOCK_N;
-        const int split = unit % SPLIT_K;
-        for (int kt = split * k_tiles / SPLIT_K; kt < (split + 1) * k_tiles / SPLIT_K; ++kt) {
+        for (int kt = kt_begin; kt < kt_end; ++kt) {
           mbar_wait(empty_bar + 8 * s, phase ^ 1);
-          const unsigned bar = full_bar + 8 * s;
-          mbar_arrive_expect_tx(bar, A_STAGE + B_STAGE);
+          // Operands read as they arrive complete "full" themselves; transposed ones complete
+          // "raw full", and the transposers then arrive on "full".
+          constexpr int DIRECT_TX = (TRANS_A ? 0 : A_STAGE) + (TRANS_B ? 0 : B_STAGE);
+          const unsigned bar = full_bar + 8 * s, raw = raw_bar + 8 * s;
+          if constexpr (DIRECT_TX > 0)
+            mbar_arrive_expect_tx(bar, DIRECT_TX);
+          else
+            mbar_arrive(bar);
+          if constexpr (TRANSPOSES) mbar_arrive_expect_tx(raw, RAW_STAGE);
           const int k0 = kt * BLOCK_K;
-          const unsigned a_dst = a_tiles + s * A_STAGE, b_dst = b_tiles + s * B_STAGE;
+          const unsigned raw_dst = raw_tiles + s * RAW_STAGE;
+          const unsigned a_dst = TRANS_A ? raw_dst : a_tiles + s * A_STAGE;
+          const unsigned b_dst = TRANS_B ? raw_dst + (TRANS_A ? A_STAGE : 0) : b_tiles + s * B_STAGE;
+          const unsigned a_bar = TRANS_A ? raw : bar, b_bar = TRANS_B ? raw : bar;
           if (A_ROW_MAJOR) {
-            tma_load_2d(a_dst, &tmA, bar, k0, m0);
+            tma_load_2d(a_dst, &tmA, a_bar, k0, m0);
           } else {
 #pragma unroll
             for (int i = 0; i < BLOCK_M / CHUNK; ++i)
-              tma_load_2d(a_dst + i * PANEL, &tmA, bar, m0 + i * CHUNK, k0);
+              tma_load_2d(a_dst + i * PANEL, &tmA, a_bar, m0 + i * CHUNK, k0);
           }
           // This CTA's slice of B: panels [rank*B_SLICE/64, ...) of a row-major (N-contiguous)
           // tile, or rows [rank*B_SLICE, ...) of a K-contiguous one.
@@ -276,18 +417,41 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
             for (int j = 0; j < B_SLICE / CHUNK; ++j) {
               const int col = rank * B_SLICE + j * CHUNK;
               if (CLUSTER_M == 1)
-                tma_load_2d(b_dst + j * PANEL, &tmB, bar, n0 + col, k0);
+                tma_load_2d(b_dst + j * PANEL, &tmB, b_bar, n0 + col, k0);
               else
-                tma_load_2d_multicast(b_dst + (col / CHUNK) * PANEL, &tmB, bar, n0 + col, k0,
+                tma_load_2d_multicast(b_dst + (col / CHUNK) * PANEL, &tmB, b_bar, n0 + col, k0,
                                       (1u << CLUSTER_M) - 1);
             }
           } else {
             if (CLUSTER_M == 1)
-              tma_load_2d(b_dst, &tmB, bar, k0, n0);
+              tma_load_2d(b_dst, &tmB, b_bar, k0, n0);
             else
-              tma_load_2d_multicast(b_dst + rank * B_SLICE * SWIZZLE_ROW, &tmB, bar, k0,
+              tma_load_2d_multicast(b_dst + rank * B_SLICE * SWIZZLE_ROW, &tmB, b_bar, k0,
                                     n0 + rank * B_SLICE, (1u << CLUSTER_M) - 1);
           }
+          if (++s == NUM_STAGES) {
+            s = 0;
+            phase ^= 1;
+          }
+        }
+      }
+    } else if (TRANSPOSES && threadIdx.x >= 32) {
+      // ---- transposers (warps 1-3): each raw stage, rewritten K-major into the operand ring ----
+      const int t = threadIdx.x - 32;
+      int s = 0;
+      unsigned phase = 0;
+      WorkWalk<SPLIT_K, STREAM_K> work = work_begin;
+      int tile, kt_begin, kt_end;
+      while (work.next(tile, kt_begin, kt_end)) {
+        for (int kt = kt_begin; kt < kt_end; ++kt) {
+          mbar_wait(raw_bar + 8 * s, phase);
+          const unsigned raw = raw_tiles + s * RAW_STAGE;
+          if constexpr (TRANS_A) transpose_stage<BLOCK_M>(raw, a_tiles + s * A_STAGE, t, 96);
+          if constexpr (TRANS_B)
+            transpose_stage<BLOCK_N>(raw + (TRANS_A ? A_STAGE : 0), b_tiles + s * B_STAGE, t, 96);
+          fence_proxy_async_shared();  // the generic-proxy writes, before wgmma reads them
+          __syncwarp();
+          if (threadIdx.x % 32 == 0) mbar_arrive(full_bar + 8 * s);
           if (++s == NUM_STAGES) {
             s = 0;
             phase ^= 1;
@@ -309,19 +473,20 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
     // Descriptors of stage 0, k-step 0, this consumer's first m64 slice. K-major tiles are rows
     // of 128 bytes (8-row groups 1024 bytes apart) and a k-step moves 32 bytes along the row;
     // M/N-major tiles are 64-wide panels of BLOCK_K rows and a k16 step moves 16 rows (2048 B).
-    constexpr unsigned A_KSTEP = A_ROW_MAJOR ? 32 : 16 * SWIZZLE_ROW;
-    constexpr unsigned B_KSTEP = B_ROW_MAJOR ? 16 * SWIZZLE_ROW : 32;
-    constexpr unsigned A_MSTEP = A_ROW_MAJOR ? 64 * SWIZZLE_ROW : PANEL;  // next m64 slice
+    constexpr unsigned A_KSTEP = A_KMAJOR ? 32 : 16 * SWIZZLE_ROW;
+    constexpr unsigned B_KSTEP = B_KMAJOR ? 32 : 16 * SWIZZLE_ROW;
+    constexpr unsigned A_MSTEP = A_KMAJOR ? 64 * SWIZZLE_ROW : PANEL;  // next m64 slice
     const unsigned long long desc_a0 =
-        make_desc(a_tiles + consumer * MI * A_MSTEP, A_ROW_MAJOR ? 16 : PANEL, SWIZZLE_ATOM);
+        make_desc(a_tiles + consumer * MI * A_MSTEP, A_KMAJOR ? 16 : PANEL, SWIZZLE_ATOM);
     const unsigned long long desc_b0 =
-        make_desc(b_tiles, B_ROW_MAJOR ? PANEL : 16, SWIZZLE_ATOM);
+        make_desc(b_tiles, B_KMAJOR ? 16 : PANEL, SWIZZLE_ATOM);
 
     float acc[MI][ACC];
     int s = 0;
     unsigned phase = 0;
-    for (int unit = first_unit; unit < units; unit += unit_stride) {
-      const int tile = unit / SPLIT_K, split = unit % SPLIT_K;
+    WorkWalk<SPLIT_K, STREAM_K> work = work_begin;
+    int tile, kt_begin, kt_end;
+    while (work.next(tile, kt_begin, kt_end)) {
       const KtuneTile t = ktune_grouped_tile(tile, tiles_m, tiles_n, GROUP_M);
       const int m0 = (t.m * CLUSTER_M + rank) * BLOCK_M + consumer * WG_M;  // this consumer's rows
       const int n0 = t.n * BLOCK_N;
@@ -341,8 +506,7 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
         }
       };
       int prev = -1;
-      const int kt_end = (split + 1) * k_tiles / SPLIT_K;
-      for (int kt = split * k_tiles / SPLIT_K; kt < kt_end; ++kt) {
+      for (int kt = kt_begin; kt < kt_end; ++kt) {
         mbar_wait(full_bar + 8 * s, phase);
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi) fence_accumulators(acc[mi]);
@@ -356,7 +520,7 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
           for (int mi = 0; mi < MI; ++mi) {
             const unsigned long long da =
                 desc_a0 + ((s * A_STAGE + ks * A_KSTEP + mi * A_MSTEP) >> 4);
-            wgmma<KIND, BLOCK_N, A_ROW_MAJOR ? 0 : 1, B_ROW_MAJOR ? 1 : 0>(acc[mi], da, db);
+            wgmma<KIND, BLOCK_N, A_KMAJOR ? 0 : 1, B_KMAJOR ? 0 : 1>(acc[mi], da, db);
           }
         }
         wgmma_commit();
@@ -377,18 +541,27 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
       if (prev >= 0) release(prev);  // a split may have no k tiles when K is short
       if (m0 >= M) continue;  // a cluster CTA wholly past the edge of M
 
-      if constexpr (SPLIT_K > 1) {
-        // Split-K: every unit leaves its fp32 partial sums in its own slot of `partials` (thread
-        // by thread, 16-byte stores); the consumer that arrives last on the tile's counter adds
-        // the others' to its own, resets the counter for the next launch, and stores C. Nobody
-        // waits for another unit, so no schedule can deadlock.
+      if (SPLIT_K > 1 || (STREAM_K && !(kt_begin == 0 && kt_end == k_tiles))) {
+        // A part of the tile: it leaves its fp32 partial sums in its own slot of `partials`
+        // (thread by thread, 16-byte stores) and arrives on the tile's counter; the consumer
+        // that arrives last adds the others' to its own, resets the counter for the next launch,
+        // and stores C. Nobody waits for another part, so no schedule can deadlock. Split-K's
+        // slots are per (tile, split); stream-K's per CTA: the part at the start of its range
+        // (0) and the one at its end (1), and its arrivals count k tiles.
         const int tid = threadIdx.x % 128;
-        auto slot = [&](int sp) {
+        constexpr int SLOT = MI * ACC * 128;
+        auto split_slot = [&](int sp) {
           return partials +
                  (((static_cast<long long>(tile) * CLUSTER_M + rank) * SPLIT_K + sp) * NUM_CONSUMERS +
-                  consumer) * (MI * ACC * 128);
+                  consumer) * SLOT;
         };
-        float* const mine = slot(split);
+        auto stream_slot = [&](int c, int part) {
+          return partials +
+                 (((static_cast<long long>(c) * CLUSTER_M + rank) * 2 + part) * NUM_CONSUMERS + consumer) * SLOT;
+        };
+        const long long tile_begin = static_cast<long long>(tile) * k_tiles;
+        float* const mine = STREAM_K ? stream_slot(cluster, tile_begin + kt_begin == work_begin.pos ? 0 : 1)
+                                     : split_slot(work.split);
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
@@ -399,8 +572,9 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
         named_barrier_sync(1 + consumer, 128);
         unsigned* const counter = arrivals + (tile * CLUSTER_M + rank) * NUM_CONSUMERS + consumer;
         if (tid == 0) {
-          const unsigned before = atomicAdd(counter, 1u);
-          const bool last = before == SPLIT_K - 1;
+          const unsigned weight = STREAM_K ? kt_end - kt_begin : 1;
+          const unsigned before = atomicAdd(counter, weight);
+          const bool last = before + weight == (STREAM_K ? k_tiles : SPLIT_K);
           if (last) *counter = 0;
           asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(last_flag + 4 * consumer), "r"(last ? 1u : 0u)
                        : "memory");
@@ -410,9 +584,7 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
         asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(last) : "r"(last_flag + 4 * consumer) : "memory");
         if (!last) continue;
         __threadfence();
-        for (int sp = 0; sp < SPLIT_K; ++sp) {
-          if (sp == split) continue;
-          const float* const other = slot(sp);
+        auto add = [&](const float* other) {
 #pragma unroll
           for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
@@ -423,6 +595,19 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
               acc[mi][i + 2] += v.z;
               acc[mi][i + 3] += v.w;
             }
+        };
+        if constexpr (STREAM_K) {
+          using Walk = WorkWalk<SPLIT_K, STREAM_K>;
+          const int c0 = Walk::range_of(tile_begin, clusters, tiles, k_tiles);
+          const int c1 = Walk::range_of(tile_begin + k_tiles - 1, clusters, tiles, k_tiles);
+          for (int c = c0; c <= c1; ++c) {
+            const long long b = Walk::range_begin(c, clusters, tiles, k_tiles);
+            if (c == cluster || b == Walk::range_begin(c + 1, clusters, tiles, k_tiles)) continue;
+            add(stream_slot(c, b >= tile_begin ? 0 : 1));
+          }
+        } else {
+          for (int sp = 0; sp < SPLIT_K; ++sp)
+            if (sp != work.split) add(split_slot(sp));
         }
       }
 

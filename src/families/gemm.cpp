@@ -63,7 +63,7 @@ CUtensorMapDataType tensor_map_type(const std::string& dtype) {
 // Split-K's workspace, passed to every kernel after the scales (configs bound what a candidate may
 // use with the context names splitk_partial_bytes and splitk_counters): fp32 partial sums, and
 // per-tile arrival counters that are zero at every launch.
-constexpr int64_t kSplitKPartialBytes = 32 << 20;
+constexpr int64_t kSplitKPartialBytes = 48 << 20;  // stream-K: 2 tiles of 128x256 per CTA of 132
 constexpr int64_t kSplitKCounters = 1 << 16;
 
 // fp8 inputs are drawn 4x wider than N(0,1) so that e4m3's 3 mantissa bits cover them well (its

@@ -106,14 +106,23 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
     ++checked;
   }
   EXPECT_GE(checked, static_cast<int>(all.size() * 3));
-  // On Hopper the wgmma family covers every dtype (fp32 and fp8 in layout rc).
-  if (arch_facts(device).arch == 90)
+  // On Hopper the wgmma family covers every dtype (fp8 in layout rc), and fp32 in every layout:
+  // its M/N-major operands are transposed in shared memory.
+  if (arch_facts(device).arch == 90) {
     for (std::string dtype : {"fp16", "bf16", "fp32", "fp8"}) {
       bool wgmma = false;
       for (const Pick& pick : picks)
         wgmma |= pick.rec.config_name == "gemm_wgmma" && all[pick.case_index].dtype == dtype;
       EXPECT_TRUE(wgmma) << "gemm_wgmma ran no " << dtype << " case";
     }
+    for (std::string layout : {"rr", "rc", "cr", "cc"}) {
+      bool wgmma = false;
+      for (const Pick& pick : picks)
+        wgmma |= pick.rec.config_name == "gemm_wgmma" && all[pick.case_index].dtype == "fp32" &&
+                 all[pick.case_index].layout == layout;
+      EXPECT_TRUE(wgmma) << "gemm_wgmma ran no fp32 " << layout << " case";
+    }
+  }
   // The decode family takes the few-row shapes in every dtype (B row-major).
   for (std::string dtype : {"fp16", "bf16", "fp32"}) {
     bool gemv = false;
@@ -138,6 +147,60 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
                (all[pick.case_index].n <= 16) == small_n;
       EXPECT_TRUE(dot) << "gemm_dot ran no " << dtype << (small_n ? " few-column" : " few-row") << " case";
     }
+  EXPECT_EQ(session.worker_restarts(), 0);
+}
+
+// gemm_wgmma's paths whose correctness hangs on a schedule or a shared-memory layout more than on
+// a shape, every candidate of them: stream-K (ranges of k tiles cut across tiles, partial tiles
+// summed by whoever arrives last) on one- and two-wave shapes, ragged ones included, and TF32
+// with M/N-major operands (transposed in shared memory) in every layout.
+TEST(GemmKernels, WgmmaStreamKAndTransposedTf32EveryCandidate) {
+  KTUNE_REQUIRE_GPU();
+  auto dir = test::scratch_dir("gemm-wgmma-paths");
+  Session session(session_options(dir));
+  const DeviceInfo& device = session.device();
+  if (arch_facts(device).arch != 90) GTEST_SKIP() << "gemm_wgmma runs on sm_90a only";
+  const KernelFamily& family = find_family("gemm");
+  SweepConfig config = parse_family_config(family, *find_embedded("configs/gemm_wgmma.json"), "configs/gemm_wgmma.json");
+  KernelSource source = resolve_kernel_source(config);
+  NvrtcCompiler compiler(dir);
+
+  struct PathCase {
+    Problem problem;
+    bool stream_k;  // every stream-K candidate; otherwise every candidate (TF32 layouts)
+  };
+  auto gemm = [](int64_t m, int64_t n, int64_t k, const char* dtype, const char* layout) {
+    return Problem{"gemm", {{"M", m}, {"N", n}, {"K", k}}, dtype, {{"layout", layout}}};
+  };
+  const std::vector<PathCase> path_cases = {
+      {gemm(1536, 1536, 1536, "fp16", "rr"), true},  {gemm(1000, 3000, 712, "bf16", "cc"), true},
+      {gemm(1000, 1000, 1000, "fp32", "cr"), true},  {gemm(777, 2000, 1500, "fp32", "rr"), false},
+      {gemm(520, 264, 300, "fp32", "cr"), false},    {gemm(260, 520, 200, "fp32", "cc"), false},
+  };
+  int checked = 0;
+  for (size_t c = 0; c < path_cases.size(); ++c) {
+    const Problem& p = path_cases[c].problem;
+    std::vector<CandidateRecord> recs;
+    std::vector<CompileRequest> requests;
+    for (const Candidate& cand : valid_candidates(config, family, p, arch_facts(device))) {
+      if (path_cases[c].stream_k && cand.params.at("STREAM_K") != 1) continue;
+      recs.push_back(candidate_record(config, cand));
+      requests.push_back({source.name, source.text, source.headers, cand.kernel_name, device.arch(), {}});
+    }
+    ASSERT_FALSE(recs.empty()) << "no gemm_wgmma candidate" << (path_cases[c].stream_k ? " with STREAM_K" : "")
+                               << " for " << describe(p);
+    std::vector<CompileInfo> infos = compile_all(compiler, requests, 0);
+    session.set_problem(p, family.default_tolerance(p.dtype), 2000 + c);
+    for (size_t i = 0; i < recs.size(); ++i) {
+      ASSERT_TRUE(infos[i].ok) << recs[i].kernel_name << "\n" << infos[i].log;
+      recs[i].compile = infos[i];
+      session.run_candidate(recs[i], StoppingRule{}, 0, 0, /*verify_only=*/true);
+      EXPECT_EQ(recs[i].disposition, Disposition::passed) << describe(p) << " " << recs[i].kernel_name << ": "
+                                                          << recs[i].reason;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 12);
   EXPECT_EQ(session.worker_restarts(), 0);
 }
 
