@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/current_winners.hpp"
 #include "store/cache.hpp"
 #include "store/dispatch_table.hpp"
 #include "util/error.hpp"
@@ -19,8 +20,10 @@ std::vector<DispatchRow> cached_table(const std::string& cache_dir_flag) {
   CommonFlags c;
   c.cache_dir = cache_dir_flag;
   BestConfigCache cache(cache_dir(c) / "best_configs.json");
-  std::vector<DispatchRow> table = dispatch_table(cache.list());
+  std::vector<std::string> notes;
+  std::vector<DispatchRow> table = dispatch_table(current_winners(cache.list(), notes));
   for (const std::string& w : cache.take_warnings()) fmt::print(stderr, "warning: {}\n", w);
+  for (const std::string& n : notes) fmt::print(stderr, "note: {}\n", n);
   return table;
 }
 

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/current_winners.hpp"
 #include "cli/run_tuning.hpp"
 #include "scale/shard.hpp"
 #include "cuda/device_query.hpp"
@@ -29,8 +30,10 @@ std::string this_gpu() {
 
 int answer_without_tuning(const KernelFamily& family, const Problem& problem, const CommonFlags& common) {
   BestConfigCache cache(cache_dir(common) / "best_configs.json");
-  const std::vector<DispatchRow> table = dispatch_table(cache.list());
+  std::vector<std::string> notes;
+  const std::vector<DispatchRow> table = dispatch_table(current_winners(cache.list(), notes));
   for (const std::string& w : cache.take_warnings()) fmt::print(stderr, "warning: {}\n", w);
+  for (const std::string& n : notes) fmt::print(stderr, "note: {}\n", n);
   // This GPU's rows first; where it has none, any GPU's (the answer names the GPU).
   const std::string gpu = this_gpu();
   std::optional<NearestRow> found =

@@ -1,0 +1,62 @@
+#include "cli/current_winners.hpp"
+
+#include <fmt/format.h>
+
+#include "compile/embedded.hpp"
+#include "families/family.hpp"
+#include "space/enumerate.hpp"
+
+namespace ktune::cli {
+namespace {
+
+// The device facts constraints and launch expressions see, for the GPU of an entry's key.
+std::optional<ArchFacts> facts_of(const CacheKey& key) {
+  const int cc = key.cc_major * 10 + key.cc_minor;
+  try {
+    ArchFacts facts = arch_facts_offline(fmt::format("sm_{}{}", cc, cc == 90 ? "a" : ""));
+    facts.sm_count = key.sm_count;
+    return facts;
+  } catch (const ConfigError&) {
+    return std::nullopt;
+  }
+}
+
+// Why the entry keeps what it stored, or "" once it is rebuilt.
+std::string rebuild(CacheEntry& e) {
+  const std::string config_name = e.winner_config.empty() ? e.key.config_name : e.winner_config;
+  const KernelFamily* family = nullptr;
+  for (const KernelFamily* f : all_families())
+    if (f->name() == e.key.family) family = f;
+  if (!family) return "family " + e.key.family + " is not built in";
+  const std::optional<ArchFacts> facts = facts_of(e.key);
+  if (!facts) return fmt::format("compute capability {}.{} is not known offline", e.key.cc_major, e.key.cc_minor);
+  for (std::string_view path : family->default_configs()) {
+    const SweepConfig config = parse_family_config(*family, *find_embedded(path), std::string(path));
+    if (config.name != config_name) continue;
+    const Problem problem{e.key.family, e.key.dims, e.key.dtype, e.key.options};
+    const Candidate cand = make_candidate(config, recorded_params(config, e.params), family->context(problem, *facts),
+                                          family->placeholders(problem));
+    if (!cand.valid) return "the built-in config now rules its parameters out: " + cand.invalid_reason;
+    e.kernel_name = cand.kernel_name;
+    e.launch = cand.launch;
+    return "";
+  }
+  return "config " + config_name + " is not a built-in config of " + e.key.family;
+}
+
+}  // namespace
+
+std::vector<CacheEntry> current_winners(std::vector<CacheEntry> entries, std::vector<std::string>& notes) {
+  for (CacheEntry& e : entries) {
+    std::string why;
+    try {
+      why = rebuild(e);
+    } catch (const Error& err) {  // a key that names no valid problem any more
+      why = err.what();
+    }
+    if (!why.empty()) notes.push_back(fmt::format("{}: kept as stored ({})", e.key.str(), why));
+  }
+  return entries;
+}
+
+}  // namespace ktune::cli
