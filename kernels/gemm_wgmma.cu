@@ -18,8 +18,9 @@
 // Arguments (tmA, tmB, C, M, N, K, tmC, scale_a, scale_b, partials, arrivals): tmA, tmB and tmC are 2-D tensor maps
 // the host encodes (cuTensorMapEncodeTiled) over the whole operand, innermost (contiguous)
 // dimension first, 128-byte swizzle, zero fill out of bounds. Their boxes, inner dimension first:
-//   A row-major {BLOCK_K, BLOCK_M}      A column-major {64, BLOCK_K}
-//   B row-major {64, BLOCK_K}           B column-major {BLOCK_K, BLOCK_N / CLUSTER_M}
+//   A row-major {BLOCK_K, BLOCK_M}      A column-major {SWIZZLE_ELEMS, BLOCK_K}
+//   B row-major {SWIZZLE_ELEMS, BLOCK_K}  B column-major {BLOCK_K, BLOCK_N / CLUSTER_M}
+// (SWIZZLE_ELEMS = 128 / sizeof(T): 64 16-bit, 32 float elements)
 //   C           {128 / sizeof(OutT), BLOCK_M / NUM_CONSUMERS}
 // (a 128-byte swizzle row holds 128 bytes of elements, so a 16-bit M- or N-contiguous tile
 // arrives as BLOCK_M/64 or BLOCK_N/64 boxes, and C leaves as 128-byte-wide column panels; in a
@@ -55,7 +56,7 @@
 //   CLUSTER_M      1 or 2: CTAs of a thread-block cluster, stacked along M, that share one B tile.
 //                  Each fetches 1/CLUSTER_M of it and the copy engine multicasts it to all,
 //                  which cuts the operand traffic from L2 by B's share. With row-major B,
-//                  BLOCK_N/64 must divide by CLUSTER_M.
+//                  BLOCK_N/SWIZZLE_ELEMS must divide by CLUSTER_M.
 //   BLOCKS_PER_SM  1 or 2: the __launch_bounds__ occupancy; with 2 (shared memory permitting, and
 //                  NUM_CONSUMERS 1) one block's epilogue overlaps the other's main loop.
 //   EPILOGUE       0: store straight from the accumulator registers (guarded 2-element stores);
@@ -105,8 +106,10 @@
 // stage needs no barrier of its own for reuse: it is refilled only after the consumers release
 // the stage, which they read only after the transposers finished with it. Each 16-byte access
 // of a quarter warp hits eight different bank groups (the rows' swizzle on the loads; on the
-// stores, lane n writes its block's rows in the order j ^ (n/2)), so the rewrite runs at
-// shared memory's full width: 8 bytes per element per stage against wgmma's own reads.
+// stores, each lane writes its block's rows in the order j ^ (g/2), g its row group), so the
+// rewrite runs at shared memory's full width: 8 bytes per element per stage against wgmma's own
+// reads. The 2*ROWS blocks of a stage are dealt to the 96 transposer threads in turn, so some
+// warps take one block more than others (64 rows: warp 1 two, warps 2 and 3 one).
 //
 // Run: `ktune sweep configs/gemm_wgmma.json` (sm_90a only; `ktune compile --config
 // configs/gemm_wgmma.json --arch sm_90a -v` compiles every candidate without a GPU).
@@ -195,7 +198,7 @@ __device__ __forceinline__ float element(const float4& v, int i) {
 // (ROWS rows of 32 k, 128-byte swizzled), by `threads` threads numbered `t`. Block b (4 k x 4
 // rows) is panel b/64, k group (b/8)%8, row group b%8 of the panel: the eight threads of a
 // quarter warp take eight row groups of one k group, so their loads (one swizzled 128-byte row)
-// and, with each lane's rows written in the order j ^ (lane/2), their stores hit distinct banks.
+// and, with each lane's rows written in the order j ^ (g/2), their stores hit distinct banks.
 template <int ROWS>
 __device__ __forceinline__ void transpose_stage(unsigned raw, unsigned dst, int t, int threads) {
   constexpr int PANEL_BYTES = 32 * SWIZZLE_ROW;
@@ -287,7 +290,7 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
   constexpr int ACC = BLOCK_N / 2;                 // fp32 accumulators per thread per m64
   constexpr int A_STAGE = BLOCK_M * BLOCK_K * E;
   constexpr int B_STAGE = BLOCK_N * BLOCK_K * E;
-  constexpr int PANEL = BLOCK_K * SWIZZLE_ROW;     // one 64-wide M/N chunk of an M/N-major tile
+  constexpr int PANEL = BLOCK_K * SWIZZLE_ROW;     // one CHUNK-wide M/N panel of an M/N-major tile
   constexpr int C_PANEL = WG_M * SWIZZLE_ROW;      // one 128-byte-wide column panel of C
   constexpr int C_PANEL_COLS = SWIZZLE_ROW / OE;
   constexpr int C_PANELS = BLOCK_N / C_PANEL_COLS;  // column panels of one consumer's C tile
@@ -307,7 +310,9 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
   // within the block's allocation. configs/gemm_wgmma.json restates these three.
   constexpr int THREADS = (NUM_CONSUMERS + 1) * 128;
   constexpr int ENTRY_REGS = imin(65536 / (THREADS * BLOCKS_PER_SM), 256) / 8 * 8;
-  constexpr int PRODUCER_REGS = TRANSPOSES ? 56 : BLOCKS_PER_SM == 1 ? 40 : 24;
+  // A transposing producer holds a 4x4 block and its addresses: with 56 registers ptxas spilled
+  // most split-K and stream-K TF32 candidates (their warps share the kernel's code paths).
+  constexpr int PRODUCER_REGS = TRANSPOSES ? 64 : BLOCKS_PER_SM == 1 ? 40 : 24;
   constexpr int CONSUMER_REGS =
       imin(240, (ENTRY_REGS * (NUM_CONSUMERS + 1) - PRODUCER_REGS) / NUM_CONSUMERS / 8 * 8);
   constexpr int B_SLICE = BLOCK_N / CLUSTER_M;     // columns of the B tile this CTA fetches
