@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <map>
+#include <optional>
+
 #include "compile/embedded.hpp"
 #include "families/family.hpp"
 #include "space/enumerate.hpp"
@@ -21,8 +24,18 @@ std::optional<ArchFacts> facts_of(const CacheKey& key) {
   }
 }
 
+// Each family's built-in configs, parsed once for all the entries.
+using BuiltIn = std::map<std::string, std::vector<SweepConfig>>;
+const std::vector<SweepConfig>& configs_of(const KernelFamily& family, BuiltIn& parsed) {
+  auto [it, inserted] = parsed.try_emplace(std::string(family.name()));
+  if (inserted)
+    for (std::string_view path : family.default_configs())
+      it->second.push_back(parse_family_config(family, *find_embedded(path), std::string(path)));
+  return it->second;
+}
+
 // Why the entry keeps what it stored, or "" once it is rebuilt.
-std::string rebuild(CacheEntry& e) {
+std::string rebuild(CacheEntry& e, BuiltIn& parsed) {
   const std::string config_name = e.winner_config.empty() ? e.key.config_name : e.winner_config;
   const KernelFamily* family = nullptr;
   for (const KernelFamily* f : all_families())
@@ -30,8 +43,7 @@ std::string rebuild(CacheEntry& e) {
   if (!family) return "family " + e.key.family + " is not built in";
   const std::optional<ArchFacts> facts = facts_of(e.key);
   if (!facts) return fmt::format("compute capability {}.{} is not known offline", e.key.cc_major, e.key.cc_minor);
-  for (std::string_view path : family->default_configs()) {
-    const SweepConfig config = parse_family_config(*family, *find_embedded(path), std::string(path));
+  for (const SweepConfig& config : configs_of(*family, parsed)) {
     if (config.name != config_name) continue;
     const Problem problem{e.key.family, e.key.dims, e.key.dtype, e.key.options};
     const Candidate cand = make_candidate(config, recorded_params(config, e.params), family->context(problem, *facts),
@@ -47,10 +59,11 @@ std::string rebuild(CacheEntry& e) {
 }  // namespace
 
 std::vector<CacheEntry> current_winners(std::vector<CacheEntry> entries, std::vector<std::string>& notes) {
+  BuiltIn parsed;
   for (CacheEntry& e : entries) {
     std::string why;
     try {
-      why = rebuild(e);
+      why = rebuild(e, parsed);
     } catch (const Error& err) {  // a key that names no valid problem any more
       why = err.what();
     }
