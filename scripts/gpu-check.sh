@@ -12,12 +12,15 @@
 # skip the odd-size subcommands and ncu),
 # attention (suites/attention.json, or KTUNE_ATTENTION_SUITE, next to PyTorch's SDPA backends),
 # dtypes (fp8 and TF32 at 4096^3 and 8192^3), search (the guided search's times against the
-# exhaustive one), sweeps (exhaustive sweeps kept whole, KTUNE_SWEEP_SHAPES), gpus (--gpus all against one GPU),
+# exhaustive one; KTUNE_SEARCH_QUICK=1 leaves out the 1000^3 cr exhaustive search), sweeps (exhaustive
+# sweeps kept whole, KTUNE_SWEEP_SHAPES), gpus (--gpus all against one GPU),
 # torch-gemm (PyTorch's cuBLAS under do_bench beside every GEMM bench of the call),
 # suite-NAME (any suites/NAME.json) and verify-results
 # (scripts/verify-bench.py over the committed results/h100 bench files). The cache lives in
 # $KTUNE_CACHE_DIR (default /tmp/ktune-gpu-check-cache), so stages split over calls on a machine
 # that stayed warm reuse it.
+# KTUNE_GPU_TESTS_DEVICE=N runs the tests stage on GPU N in the background while the other stages
+# run (give those the other GPUs: KTUNE_BENCH_ARGS="--gpus 0").
 # The GPU machine has no GoogleTest package: copy Debian's sources to .deps/googletest and carry
 # that folder (cp -r /usr/src/googletest .deps/).
 set -uo pipefail
