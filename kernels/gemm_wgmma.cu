@@ -109,7 +109,8 @@
 // stores, each lane writes its block's rows in the order j ^ (g/2), g its row group), so the
 // rewrite runs at shared memory's full width: 8 bytes per element per stage against wgmma's own
 // reads. The 2*ROWS blocks of a stage are dealt to the 96 transposer threads in turn, so some
-// warps take one block more than others (64 rows: warp 1 two, warps 2 and 3 one).
+// warps take one block more than others (64 rows: warp 1 two, warps 2 and 3 one); an even split
+// would not shorten the slowest warp (128 blocks over three warps is still two per lane).
 //
 // Run: `ktune sweep configs/gemm_wgmma.json` (sm_90a only; `ktune compile --config
 // configs/gemm_wgmma.json --arch sm_90a -v` compiles every candidate without a GPU).
