@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "compile/embedded.hpp"
+#include "core/device.hpp"
 #include "families/family.hpp"
 #include "space/enumerate.hpp"
 
@@ -14,9 +15,11 @@ namespace {
 
 // The device facts constraints and launch expressions see, for the GPU of an entry's key.
 std::optional<ArchFacts> facts_of(const CacheKey& key) {
-  const int cc = key.cc_major * 10 + key.cc_minor;
+  DeviceInfo device;
+  device.cc_major = key.cc_major;
+  device.cc_minor = key.cc_minor;
   try {
-    ArchFacts facts = arch_facts_offline(fmt::format("sm_{}{}", cc, cc == 90 ? "a" : ""));
+    ArchFacts facts = arch_facts_offline(device.arch());
     facts.sm_count = key.sm_count;
     return facts;
   } catch (const ConfigError&) {
