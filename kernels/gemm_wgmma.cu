@@ -33,6 +33,10 @@
 // TMA needs every row stride to be a multiple of 16 bytes (lda, ldb and ldc). Any M, N, K >= 1
 // otherwise: TMA zero-fills what lies past the edges of A and B and clips the stores of C (a CTA
 // whose rows lie wholly past M still fetches its share of B for its cluster).
+// ktune_gemm_wgmma_cp_async, the same kernel for A and B rows that are 8-byte aligned only (fp8
+// with K = 4104, fp16 with K = 1004): A and B are plain pointers, the producer warpgroup copies
+// each stage with cp.async in 8-byte pieces into the layout TMA would give (zero fill past the
+// edges), CLUSTER_M 1 and no transposed float operand; C as above.
 //
 // Launch: 1-D grid of CTAS = min(TILES * SPLIT_K, BLOCKS_PER_SM * SMs / CLUSTER_M) * CLUSTER_M blocks
 // (with STREAM_K the whole BLOCKS_PER_SM * SMs / CLUSTER_M * CLUSTER_M),
@@ -268,17 +272,67 @@ struct WorkWalk {
   }
 };
 
+
+// Where the producer warpgroup gets a stage's operands from: tensor maps the copy engine reads
+// (ktune_gemm_wgmma), or plain pointers whose rows the warpgroup copies itself with cp.async
+// (ktune_gemm_wgmma_cp_async: for leading dimensions that are not a multiple of 16 bytes, which
+// TMA cannot take, but are of 8).
+struct TmaOperands {
+  const CUtensorMap* a;
+  const CUtensorMap* b;
+  static constexpr bool copied = false;
+};
+template <typename T>
+struct CopiedOperands {
+  const T* a;
+  const T* b;
+  static constexpr bool copied = true;
+};
+
+// 8-byte cp.async with zero fill: src_bytes 0 writes zeros and reads nothing.
+__device__ __forceinline__ void cp_async_8(unsigned dst, const void* src, int src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
+}
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// One operand tile of a stage, copied by the 128 threads of the producer warpgroup in 8-byte
+// pieces into the layout TMA would give it: OUTER rows of INNER_BYTES contiguous bytes (a K-major
+// tile: BLOCK_M or BLOCK_N rows of one 128-byte swizzle row; an M/N-major one: BLOCK_K rows of
+// BLOCK_M or BLOCK_N elements, stored as 128-byte-wide panels of OUTER rows), 128-byte swizzled.
+// src is the tile's first element, rows ld_bytes apart; rows from outer_left on and bytes from
+// inner_left on lie past the matrix and are zero-filled (both extents are multiples of 8 bytes,
+// so a piece is wholly in or out). Consecutive threads take consecutive pieces of a row, so a
+// warp reads whole 128-byte lines.
+template <int OUTER, int INNER_BYTES>
+__device__ __forceinline__ void copy_tile(unsigned dst, const char* src, long long ld_bytes, int outer_left,
+                                          int inner_left, int tid) {
+  constexpr int ROW_PIECES = INNER_BYTES / 8;
+  constexpr int PIECES = OUTER * ROW_PIECES;
+  static_assert(PIECES % 128 == 0, "a tile is a whole number of pieces per thread");
+#pragma unroll 4
+  for (int p = tid; p < PIECES; p += 128) {
+    const int r = p / ROW_PIECES, b = (p % ROW_PIECES) * 8;
+    const bool in = r < outer_left && b < inner_left;
+    const unsigned at = dst + (b / SWIZZLE_ROW) * (OUTER * SWIZZLE_ROW) + r * SWIZZLE_ROW +
+                        ((((b % SWIZZLE_ROW) >> 4) ^ (r & 7)) << 4) + (b & 15);
+    cp_async_8(at, in ? src + r * ld_bytes + b : src, in ? 8 : 0);
+  }
+}
+
 }  // namespace gemm_wgmma_detail
 
+// The kernel's whole body, for either source of operands (Operands: TmaOperands or
+// CopiedOperands<T>); the two entry points at the end of the file differ in their arguments alone.
 template <typename T, typename OutT, int A_ROW_MAJOR, int B_ROW_MAJOR, int BLOCK_M, int BLOCK_N,
           int BLOCK_K, int NUM_STAGES, int NUM_CONSUMERS, int GROUP_M, int CLUSTER_M,
-          int BLOCKS_PER_SM, int EPILOGUE, int SPLIT_K, int STREAM_K>
-__global__ void __cluster_dims__(CLUSTER_M, 1, 1)
-    __launch_bounds__((NUM_CONSUMERS + 1) * 128, BLOCKS_PER_SM)
-ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
-                 OutT* __restrict__ C, int M, int N, int K, const __grid_constant__ CUtensorMap tmC,
-                 const float* __restrict__ scale_a, const float* __restrict__ scale_b,
-                 float* __restrict__ partials, unsigned* __restrict__ arrivals) {
+          int BLOCKS_PER_SM, int EPILOGUE, int SPLIT_K, int STREAM_K, typename Operands>
+__device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* __restrict__ C, int M, int N, int K,
+                                                      const CUtensorMap* tmC, const float* __restrict__ scale_a,
+                                                      const float* __restrict__ scale_b, float* __restrict__ partials,
+                                                      unsigned* __restrict__ arrivals) {
   using namespace gemm_wgmma_detail;
   using namespace tma;
   constexpr Kind KIND = OperandKind<T>::value;
@@ -306,17 +360,21 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
   constexpr bool B_KMAJOR = !B_ROW_MAJOR || TRANS_B;
   constexpr int RAW_STAGE = (TRANS_A ? A_STAGE : 0) + (TRANS_B ? B_STAGE : 0);
   constexpr int TRANSPOSER_WARPS = TRANSPOSES ? 3 : 0;
+  constexpr bool COPIED = Operands::copied;  // the producer warpgroup copies the operands itself
   // Registers: __launch_bounds__ caps each thread at ENTRY_REGS (the register file split over
   // the blocks, in steps of 8); setmaxnreg then moves the producer's share to the consumers,
   // within the block's allocation. configs/gemm_wgmma.json restates these three.
   constexpr int THREADS = (NUM_CONSUMERS + 1) * 128;
   constexpr int ENTRY_REGS = imin(65536 / (THREADS * BLOCKS_PER_SM), 256) / 8 * 8;
   // A transposing producer holds a 4x4 block and its addresses: with 56 registers ptxas spilled
-  // most split-K and stream-K TF32 candidates (their warps share the kernel's code paths).
-  constexpr int PRODUCER_REGS = TRANSPOSES ? 64 : BLOCKS_PER_SM == 1 ? 40 : 24;
+  // most split-K and stream-K TF32 candidates (their warps share the kernel's code paths). A
+  // copying one holds its pieces' addresses; 64 as well.
+  constexpr int PRODUCER_REGS = TRANSPOSES || COPIED ? 64 : BLOCKS_PER_SM == 1 ? 40 : 24;
   constexpr int CONSUMER_REGS =
       imin(240, (ENTRY_REGS * (NUM_CONSUMERS + 1) - PRODUCER_REGS) / NUM_CONSUMERS / 8 * 8);
   constexpr int B_SLICE = BLOCK_N / CLUSTER_M;     // columns of the B tile this CTA fetches
+  static_assert(!COPIED || (CLUSTER_M == 1 && !TRANSPOSES && NUM_STAGES >= 3),
+                "copied operands: no multicast (CLUSTER_M 1), no float transposition, a ring of 3 or more");
   static_assert(E != 1 || (A_ROW_MAJOR && !B_ROW_MAJOR),
                 "fp8 operands must be K-major: A row-major, B column-major");
   static_assert(KIND == Kind::e4m3 ? OE == 2 : (E == 4 ? OE == 4 : sizeof(OutT) == sizeof(T)),
@@ -367,7 +425,8 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < NUM_STAGES; ++s) {
-      mbar_init(full_bar + 8 * s, 1 + TRANSPOSER_WARPS);  // the producer's, each transposer warp's
+      // The producer's arrival and each transposer warp's, or each copying warp's.
+      mbar_init(full_bar + 8 * s, COPIED ? 4 : 1 + TRANSPOSER_WARPS);
       mbar_init(empty_bar + 8 * s, CLUSTER_M * NUM_CONSUMERS * 4);  // each consumer warp
       mbar_init(raw_bar + 8 * s, 1);                      // the producer's expect_tx arrival
     }
@@ -382,9 +441,61 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
   if (threadIdx.x < 128) {
     // ---- producer warpgroup: one thread issues every copy, tile after tile ----
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(PRODUCER_REGS));
-    if (threadIdx.x == 0) {
-      prefetch_tensor_map(&tmA);
-      prefetch_tensor_map(&tmB);
+    if constexpr (COPIED) {
+      // ---- copying producer: all four warps copy each stage, LAG stages in flight per thread.
+      // cp.async writes shared memory through the generic proxy, and wgmma reads it through the
+      // async proxy: each thread waits for its own copies of a stage, fences the proxies, and
+      // its warp arrives on the stage's "full" barrier. Arriving LAG stages behind keeps that
+      // many stages of copies in flight; LAG < NUM_STAGES, or the producer would wait for a
+      // stage to be emptied that the consumers cannot yet have seen full.
+      constexpr int LAG = NUM_STAGES - 2;
+      const int tid = threadIdx.x;
+      int s = 0, issued = 0, announced_s = 0;
+      unsigned phase = 0;
+      auto announce_oldest = [&]() {
+        fence_proxy_async_shared();
+        __syncwarp();
+        if (tid % 32 == 0) mbar_arrive(full_bar + 8 * announced_s);
+        if (++announced_s == NUM_STAGES) announced_s = 0;
+      };
+      WorkWalk<SPLIT_K, STREAM_K> work = work_begin;
+      int tile, kt_begin, kt_end;
+      while (work.next(tile, kt_begin, kt_end)) {
+        const KtuneTile t = ktune_grouped_tile(tile, tiles_m, tiles_n, GROUP_M);
+        const int m0 = t.m * BLOCK_M, n0 = t.n * BLOCK_N;
+        for (int kt = kt_begin; kt < kt_end; ++kt) {
+          mbar_wait(empty_bar + 8 * s, phase ^ 1);
+          const int k0 = kt * BLOCK_K;
+          const char* a = reinterpret_cast<const char*>(ops.a);
+          const char* b = reinterpret_cast<const char*>(ops.b);
+          if constexpr (A_ROW_MAJOR)  // rows of A along M, K contiguous (lda = K)
+            copy_tile<BLOCK_M, SWIZZLE_ROW>(a_tiles + s * A_STAGE, a + (static_cast<long long>(m0) * K + k0) * E,
+                                            static_cast<long long>(K) * E, M - m0, (K - k0) * E, tid);
+          else  // rows along K, M contiguous (lda = M)
+            copy_tile<BLOCK_K, BLOCK_M * E>(a_tiles + s * A_STAGE, a + (static_cast<long long>(k0) * M + m0) * E,
+                                            static_cast<long long>(M) * E, K - k0, (M - m0) * E, tid);
+          if constexpr (B_ROW_MAJOR)  // rows along K, N contiguous (ldb = N)
+            copy_tile<BLOCK_K, BLOCK_N * E>(b_tiles + s * B_STAGE, b + (static_cast<long long>(k0) * N + n0) * E,
+                                            static_cast<long long>(N) * E, K - k0, (N - n0) * E, tid);
+          else  // rows of B along N, K contiguous (ldb = K)
+            copy_tile<BLOCK_N, SWIZZLE_ROW>(b_tiles + s * B_STAGE, b + (static_cast<long long>(n0) * K + k0) * E,
+                                            static_cast<long long>(K) * E, N - n0, (K - k0) * E, tid);
+          asm volatile("cp.async.commit_group;\n" ::: "memory");
+          if (++issued > LAG) {
+            cp_async_wait<LAG>();
+            announce_oldest();
+          }
+          if (++s == NUM_STAGES) {
+            s = 0;
+            phase ^= 1;
+          }
+        }
+      }
+      cp_async_wait<0>();
+      for (int left = issued < LAG ? issued : LAG; left > 0; --left) announce_oldest();
+    } else if (threadIdx.x == 0) {
+      prefetch_tensor_map(ops.a);
+      prefetch_tensor_map(ops.b);
       int s = 0;
       unsigned phase = 0;
       WorkWalk<SPLIT_K, STREAM_K> work = work_begin;
@@ -410,11 +521,11 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
           const unsigned b_dst = TRANS_B ? raw_dst + (TRANS_A ? A_STAGE : 0) : b_tiles + s * B_STAGE;
           const unsigned a_bar = TRANS_A ? raw : bar, b_bar = TRANS_B ? raw : bar;
           if (A_ROW_MAJOR) {
-            tma_load_2d(a_dst, &tmA, a_bar, k0, m0);
+            tma_load_2d(a_dst, ops.a, a_bar, k0, m0);
           } else {
 #pragma unroll
             for (int i = 0; i < BLOCK_M / CHUNK; ++i)
-              tma_load_2d(a_dst + i * PANEL, &tmA, a_bar, m0 + i * CHUNK, k0);
+              tma_load_2d(a_dst + i * PANEL, ops.a, a_bar, m0 + i * CHUNK, k0);
           }
           // This CTA's slice of B: panels [rank*B_SLICE/64, ...) of a row-major (N-contiguous)
           // tile, or rows [rank*B_SLICE, ...) of a K-contiguous one.
@@ -423,16 +534,16 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
             for (int j = 0; j < B_SLICE / CHUNK; ++j) {
               const int col = rank * B_SLICE + j * CHUNK;
               if (CLUSTER_M == 1)
-                tma_load_2d(b_dst + j * PANEL, &tmB, b_bar, n0 + col, k0);
+                tma_load_2d(b_dst + j * PANEL, ops.b, b_bar, n0 + col, k0);
               else
-                tma_load_2d_multicast(b_dst + (col / CHUNK) * PANEL, &tmB, b_bar, n0 + col, k0,
+                tma_load_2d_multicast(b_dst + (col / CHUNK) * PANEL, ops.b, b_bar, n0 + col, k0,
                                       (1u << CLUSTER_M) - 1);
             }
           } else {
             if (CLUSTER_M == 1)
-              tma_load_2d(b_dst, &tmB, b_bar, k0, n0);
+              tma_load_2d(b_dst, ops.b, b_bar, k0, n0);
             else
-              tma_load_2d_multicast(b_dst + rank * B_SLICE * SWIZZLE_ROW, &tmB, b_bar, k0,
+              tma_load_2d_multicast(b_dst + rank * B_SLICE * SWIZZLE_ROW, ops.b, b_bar, k0,
                                     n0 + rank * B_SLICE, (1u << CLUSTER_M) - 1);
           }
           if (++s == NUM_STAGES) {
@@ -472,7 +583,7 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     const bool store_leader = EPILOGUE && threadIdx.x % 128 == 0;  // issues this consumer's stores
     unsigned panel_seq = 0;  // EPILOGUE 2: panels staged so far; its parity picks the slot
-    if (store_leader) prefetch_tensor_map(&tmC);
+    if (store_leader) prefetch_tensor_map(tmC);
     float scale = 1.f;
     if constexpr (KIND == Kind::e4m3) scale = *scale_a * *scale_b;
 
@@ -696,7 +807,7 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
           if (store_leader) {
 #pragma unroll
             for (int p = 0; p < C_PANELS; ++p)
-              tma_store_2d(&tmC, c_mine + p * C_PANEL, n0 + p * C_PANEL_COLS, m0);
+              tma_store_2d(tmC, c_mine + p * C_PANEL, n0 + p * C_PANEL_COLS, m0);
             bulk_commit();
           }
         } else {
@@ -710,7 +821,7 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
             fence_proxy_async_shared();
             named_barrier_sync(1 + consumer, 128);
             if (store_leader) {
-              tma_store_2d(&tmC, slot, n0 + p * C_PANEL_COLS, m0);
+              tma_store_2d(tmC, slot, n0 + p * C_PANEL_COLS, m0);
               bulk_commit();
             }
           }
@@ -721,4 +832,35 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
   }
   // A CTA's shared memory and barriers must outlive the peers' multicasts and remote arrivals.
   if (CLUSTER_M > 1) cluster_sync();
+}
+
+// Operands by TMA: tmA, tmB (and tmC) are the tensor maps described at the top.
+template <typename T, typename OutT, int A_ROW_MAJOR, int B_ROW_MAJOR, int BLOCK_M, int BLOCK_N,
+          int BLOCK_K, int NUM_STAGES, int NUM_CONSUMERS, int GROUP_M, int CLUSTER_M,
+          int BLOCKS_PER_SM, int EPILOGUE, int SPLIT_K, int STREAM_K>
+__global__ void __cluster_dims__(CLUSTER_M, 1, 1)
+    __launch_bounds__((NUM_CONSUMERS + 1) * 128, BLOCKS_PER_SM)
+ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
+                 OutT* __restrict__ C, int M, int N, int K, const __grid_constant__ CUtensorMap tmC,
+                 const float* __restrict__ scale_a, const float* __restrict__ scale_b,
+                 float* __restrict__ partials, unsigned* __restrict__ arrivals) {
+  ktune_gemm_wgmma_body<T, OutT, A_ROW_MAJOR, B_ROW_MAJOR, BLOCK_M, BLOCK_N, BLOCK_K, NUM_STAGES, NUM_CONSUMERS,
+                        GROUP_M, CLUSTER_M, BLOCKS_PER_SM, EPILOGUE, SPLIT_K, STREAM_K>(
+      gemm_wgmma_detail::TmaOperands{&tmA, &tmB}, C, M, N, K, &tmC, scale_a, scale_b, partials, arrivals);
+}
+
+// Operands copied by the producer warpgroup (cp.async, 8-byte pieces): A and B are plain
+// pointers whose rows need only be 8-byte aligned (lda, ldb multiples of 8 bytes), where TMA
+// needs 16; C's tensor map as above. No clusters: B cannot be multicast without TMA.
+template <typename T, typename OutT, int A_ROW_MAJOR, int B_ROW_MAJOR, int BLOCK_M, int BLOCK_N,
+          int BLOCK_K, int NUM_STAGES, int NUM_CONSUMERS, int GROUP_M, int CLUSTER_M,
+          int BLOCKS_PER_SM, int EPILOGUE, int SPLIT_K, int STREAM_K>
+__global__ void __launch_bounds__((NUM_CONSUMERS + 1) * 128, BLOCKS_PER_SM)
+ktune_gemm_wgmma_cp_async(const T* __restrict__ A, const T* __restrict__ B, OutT* __restrict__ C, int M, int N,
+                          int K, const __grid_constant__ CUtensorMap tmC, const float* __restrict__ scale_a,
+                          const float* __restrict__ scale_b, float* __restrict__ partials,
+                          unsigned* __restrict__ arrivals) {
+  ktune_gemm_wgmma_body<T, OutT, A_ROW_MAJOR, B_ROW_MAJOR, BLOCK_M, BLOCK_N, BLOCK_K, NUM_STAGES, NUM_CONSUMERS,
+                        GROUP_M, CLUSTER_M, BLOCKS_PER_SM, EPILOGUE, SPLIT_K, STREAM_K>(
+      gemm_wgmma_detail::CopiedOperands<T>{A, B}, C, M, N, K, &tmC, scale_a, scale_b, partials, arrivals);
 }

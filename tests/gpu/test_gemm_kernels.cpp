@@ -152,34 +152,42 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
 
 // gemm_wgmma's paths whose correctness hangs on a schedule or a shared-memory layout more than on
 // a shape, every candidate of them: stream-K (ranges of k tiles cut across tiles, partial tiles
-// summed by whoever arrives last) on one- and two-wave shapes, ragged ones included, and TF32
-// with M/N-major operands (transposed in shared memory) in every layout.
-TEST(GemmKernels, WgmmaStreamKAndTransposedTf32EveryCandidate) {
+// summed by whoever arrives last) on one- and two-wave shapes, ragged ones included; TF32 with
+// M/N-major operands (transposed in shared memory) in every layout; and gemm_wgmma_cp_async
+// (operands copied by the producer warpgroup in 8-byte pieces, for leading dimensions TMA refuses)
+// in every dtype, K-major and M/N-major operands, ragged edges.
+TEST(GemmKernels, WgmmaStreamKTransposedTf32AndCopiedOperandsEveryCandidate) {
   KTUNE_REQUIRE_GPU();
   auto dir = test::scratch_dir("gemm-wgmma-paths");
   Session session(session_options(dir));
   const DeviceInfo& device = session.device();
   if (arch_facts(device).arch != 90) GTEST_SKIP() << "gemm_wgmma runs on sm_90a only";
   const KernelFamily& family = find_family("gemm");
-  SweepConfig config = parse_family_config(family, *find_embedded("configs/gemm_wgmma.json"), "configs/gemm_wgmma.json");
-  KernelSource source = resolve_kernel_source(config);
   NvrtcCompiler compiler(dir);
 
   struct PathCase {
+    const char* config;
     Problem problem;
-    bool stream_k;  // every stream-K candidate; otherwise every candidate (TF32 layouts)
+    bool stream_k;  // every stream-K candidate; otherwise every candidate
   };
   auto gemm = [](int64_t m, int64_t n, int64_t k, const char* dtype, const char* layout) {
     return Problem{"gemm", {{"M", m}, {"N", n}, {"K", k}}, dtype, {{"layout", layout}}};
   };
+  const char* tma = "configs/gemm_wgmma.json";
+  const char* copied = "configs/gemm_wgmma_cp_async.json";
   const std::vector<PathCase> path_cases = {
-      {gemm(1536, 1536, 1536, "fp16", "rr"), true},  {gemm(1000, 3000, 712, "bf16", "cc"), true},
-      {gemm(1000, 1000, 1000, "fp32", "cr"), true},  {gemm(777, 2000, 1500, "fp32", "rr"), false},
-      {gemm(520, 264, 300, "fp32", "cr"), false},    {gemm(260, 520, 200, "fp32", "cc"), false},
+      {tma, gemm(1536, 1536, 1536, "fp16", "rr"), true},   {tma, gemm(1000, 3000, 712, "bf16", "cc"), true},
+      {tma, gemm(1000, 1000, 1000, "fp32", "cr"), true},   {tma, gemm(777, 2000, 1500, "fp32", "rr"), false},
+      {tma, gemm(520, 264, 300, "fp32", "cr"), false},     {tma, gemm(260, 520, 200, "fp32", "cc"), false},
+      {copied, gemm(1000, 3000, 4104, "fp8", "rc"), false}, {copied, gemm(520, 264, 1000, "fp8", "rc"), false},
+      {copied, gemm(780, 1000, 300, "fp16", "cr"), false},  {copied, gemm(333, 264, 1004, "bf16", "rc"), false},
+      {copied, gemm(300, 200, 1002, "fp32", "rc"), false},  {copied, gemm(264, 296, 1004, "fp16", "rr"), false},
   };
-  int checked = 0;
+  int checked = 0, checked_copied = 0;
   for (size_t c = 0; c < path_cases.size(); ++c) {
     const Problem& p = path_cases[c].problem;
+    SweepConfig config = parse_family_config(family, *find_embedded(path_cases[c].config), path_cases[c].config);
+    KernelSource source = resolve_kernel_source(config);
     std::vector<CandidateRecord> recs;
     std::vector<CompileRequest> requests;
     for (const Candidate& cand : valid_candidates(config, family, p, arch_facts(device))) {
@@ -187,8 +195,8 @@ TEST(GemmKernels, WgmmaStreamKAndTransposedTf32EveryCandidate) {
       recs.push_back(candidate_record(config, cand));
       requests.push_back({source.name, source.text, source.headers, cand.kernel_name, device.arch(), {}});
     }
-    ASSERT_FALSE(recs.empty()) << "no gemm_wgmma candidate" << (path_cases[c].stream_k ? " with STREAM_K" : "")
-                               << " for " << describe(p);
+    ASSERT_FALSE(recs.empty()) << "no " << config.name << " candidate"
+                               << (path_cases[c].stream_k ? " with STREAM_K" : "") << " for " << describe(p);
     std::vector<CompileInfo> infos = compile_all(compiler, requests, 0);
     session.set_problem(p, family.default_tolerance(p.dtype), 2000 + c);
     for (size_t i = 0; i < recs.size(); ++i) {
@@ -198,9 +206,11 @@ TEST(GemmKernels, WgmmaStreamKAndTransposedTf32EveryCandidate) {
       EXPECT_EQ(recs[i].disposition, Disposition::passed) << describe(p) << " " << recs[i].kernel_name << ": "
                                                           << recs[i].reason;
       ++checked;
+      if (path_cases[c].config == copied) ++checked_copied;
     }
   }
   EXPECT_GE(checked, 12);
+  EXPECT_GE(checked_copied, 6);
   EXPECT_EQ(session.worker_restarts(), 0);
 }
 
