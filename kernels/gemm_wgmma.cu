@@ -49,7 +49,8 @@
 //
 // Tunables (names as in configs/gemm_wgmma.json, which restates every constraint below):
 //   BLOCK_M        rows of the block tile: 64 or 128 per consumer warpgroup.
-//   BLOCK_N        columns of the block tile and the N of each wgmma: 64, 128 or 256.
+//   BLOCK_N        columns of the block tile and the N of each wgmma: 64, 128, 192 or 256 (192:
+//                  96 tiles of 128x192 fill 1536^2 where 128x256 leaves 60 of 132 SMs idle).
 //   BLOCK_K        k depth of one stage: one 128-byte swizzle row (64 16-bit, 32 float, 128 fp8).
 //   NUM_STAGES     depth of the shared-memory ring, >= 2.
 //   NUM_CONSUMERS  consumer warpgroups, 1 or 2; each owns BLOCK_M/NUM_CONSUMERS rows and keeps
@@ -381,7 +382,8 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
                 "output type: T itself, bf16 for fp8");
   static_assert(NUM_CONSUMERS == 1 || NUM_CONSUMERS == 2, "NUM_CONSUMERS: 1 or 2");
   static_assert(WG_M == 64 || WG_M == 128, "BLOCK_M / NUM_CONSUMERS: 64 or 128");
-  static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 256, "BLOCK_N: 64, 128 or 256");
+  static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 192 || BLOCK_N == 256,
+                "BLOCK_N: 64, 128, 192 or 256");
   static_assert(BLOCK_K == CHUNK, "BLOCK_K: one 128-byte swizzle row");
   static_assert(MI * ACC <= 128 && MI * ACC + 40 <= CONSUMER_REGS,
                 "accumulators do not fit the consumer's registers");
