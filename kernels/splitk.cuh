@@ -22,8 +22,7 @@ __device__ __forceinline__ bool last_to_arrive(unsigned* counter, unsigned split
 // off], where offset(i, off) sets off and says whether output i exists; store(i, sum) writes it.
 // A thread takes CHUNK outputs at a time and reads each split's values of all of them before
 // adding: a loop over the splits of one output at a time waits for L2 once per split, which at 32
-// splits cost more than the blocks' whole K slices. Eight splits at a time (64 loads in flight a
-// thread; the registers are free by then): 32 splits wait for L2 four times.
+// splits cost more than the blocks' whole K slices.
 template <int THREADS, typename Offset, typename Store>
 __device__ __forceinline__ void sum_partials(const float* __restrict__ partials, long long stride, int splits,
                                              int count, Offset offset, Store store) {
@@ -39,7 +38,7 @@ __device__ __forceinline__ void sum_partials(const float* __restrict__ partials,
       ok[c] = i < count && offset(i, off[c]);
       sum[c] = 0.f;
     }
-#pragma unroll 8
+#pragma unroll 4
     for (int s = 0; s < splits; ++s)
 #pragma unroll
       for (int c = 0; c < CHUNK; ++c)
