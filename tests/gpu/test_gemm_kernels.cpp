@@ -2,7 +2,8 @@
 // tiny shapes (and small-M, long-K ones that split-K takes): valid configurations of each default
 // sweep this GPU runs (spread_picks), each compiled for this GPU and checked on fresh random
 // inputs with a poisoned output. The few-row shape (M = 3) is gemm_gemv's, in every dtype; the
-// few-column and few-row shapes with K-contiguous large operands (N = 3, 13; M = 5) gemm_dot's;
+// few-column and few-row shapes with K-contiguous large operands (N = 3, 13; M = 5) gemm_dot's,
+// and the ones with at most 4 (N = 3; M = 2) gemm_rows' too;
 // gemm_mma's split-K takes the small outputs over long K.
 // Every case must be covered by at least one family. fp8 runs on Hopper and newer (its kernel is
 // gemm_wgmma's), layout rc only, on shapes whose leading dimensions are 16-byte aligned (K and N
@@ -34,7 +35,7 @@ std::vector<Case> cases(int arch) {
   const std::vector<std::array<int64_t, 3>> shapes = {
       {1, 1, 1},    {17, 33, 5},       {127, 129, 65},    {64, 64, 64},     {256, 128, 512},
       {100, 200, 1504}, {33, 144, 4096}, {1000, 3000, 700}, {4095, 4097, 4093}, {3, 264, 2001},
-      {1000, 3, 1000},  {257, 13, 4104}, {5, 1000, 2008}};
+      {1000, 3, 1000},  {257, 13, 4104}, {5, 1000, 2008}, {2, 520, 1000}};
   std::vector<Case> out;
   for (const auto& s : shapes)
     for (std::string dtype : {"fp16", "bf16", "fp32"})
@@ -146,6 +147,15 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
         dot |= pick.rec.config_name == "gemm_dot" && all[pick.case_index].dtype == dtype &&
                (all[pick.case_index].n <= 16) == small_n;
       EXPECT_TRUE(dot) << "gemm_dot ran no " << dtype << (small_n ? " few-column" : " few-row") << " case";
+    }
+  // The row family too takes few columns (1000x3x1000) and few rows (2x520x1000) in every dtype.
+  for (std::string dtype : {"fp16", "bf16", "fp32"})
+    for (bool small_n : {true, false}) {
+      bool rows = false;
+      for (const Pick& pick : picks)
+        rows |= pick.rec.config_name == "gemm_rows" && all[pick.case_index].dtype == dtype &&
+                (all[pick.case_index].n <= 4) == small_n;
+      EXPECT_TRUE(rows) << "gemm_rows ran no " << dtype << (small_n ? " few-column" : " few-row") << " case";
     }
   EXPECT_EQ(session.worker_restarts(), 0);
 }
