@@ -37,9 +37,9 @@
 //   SPLIT             1: split-K over gridDim.y blocks per tile (the config derives how many
 //                     from the SM count: a tiny output over a long K has too few tiles to fill
 //                     the GPU). Each block sums its whole BLOCK_K tiles of K into fp32 partials
-//                     in the workspace; the last block of a tile to arrive (a counter per tile)
-//                     adds them up in split order — the same sum whatever the arrival order —
-//                     writes C and resets the counter for the next launch. 0: gridDim.y is 1.
+//                     in the workspace; splitk.cuh adds them up in a fixed order (in groups of
+//                     8, the last block of each group to arrive, then the last group's) — the
+//                     same sum whatever the arrival order — and writes C. 0: gridDim.y is 1.
 //
 // Design. Each operand tile is stored in shared memory with its global contiguous dimension
 // contiguous, so global reads stay 16-byte coalesced whatever the layout. 16-byte chunks are
@@ -485,8 +485,8 @@ ktune_gemm_mma(const T* __restrict__ A, const T* __restrict__ B, OUT* __restrict
 
   const float scale = FP8 ? *scale_a * *scale_b : 1.f;
   if (SPLIT) {
-    // Split-K: partials[split][m][n] in fp32, straight from the fragments; the last block of
-    // the tile to arrive adds the splits in order and writes C.
+    // Split-K: partials[split][m][n] in fp32, straight from the fragments; the splits are added
+    // in order (splitk.cuh, in groups) and the last block writes C.
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
@@ -497,16 +497,15 @@ ktune_gemm_mma(const T* __restrict__ A, const T* __restrict__ B, OUT* __restrict
           const int n = n0 + wn * WN + ni * 8 + 2 * t + (c & 1);
           if (m < M && n < N) partials[((long long)blockIdx.y * M + m) * N + n] = acc[mi][ni][c];
         }
-    if (!splitk::last_to_arrive(arrivals + blockIdx.x, gridDim.y)) return;
-    splitk::sum_partials<THREADS>(
-        partials, (long long)M * N, gridDim.y, BLOCK_M * BLOCK_N,
+    splitk::reduce_splits<THREADS>(
+        partials, (long long)M * N, gridDim.y, blockIdx.y,
+        arrivals + blockIdx.x * splitk::counters_per_tile(gridDim.y), BLOCK_M * BLOCK_N,
         [&](int i, long long& off) {
           const int m = m0 + i / BLOCK_N, n = n0 + i % BLOCK_N;
           off = (long long)m * N + n;
           return m < M && n < N;
         },
         [&](int i, float sum) { C[(long long)(m0 + i / BLOCK_N) * N + n0 + i % BLOCK_N] = Out::convert(scale * sum); });
-    if (threadIdx.x == 0) arrivals[blockIdx.x] = 0u;  // ready for the next launch
     return;
   }
 

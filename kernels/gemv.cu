@@ -26,10 +26,10 @@
 //   NUM_WARPS  4 or 8.
 //   UNROLL     consecutive k rows per thread per pass (4 or 8): the 16-byte loads one thread has
 //              in flight at once.
-//   SPLIT_K    blocks along K. Each writes fp32 partial sums to a workspace; the last block of a
-//              column tile to arrive (a counter per tile) adds them up in split order — the same
-//              sum whatever the arrival order — writes C and resets the counter for the next
-//              launch. Small J needs it to occupy every SM.
+//   SPLIT_K    blocks along K. Each writes fp32 partial sums to a workspace; splitk.cuh adds
+//              them in a fixed order (in groups of 8, the last block of each group to arrive,
+//              then the last group's) — the same sum whatever the arrival order — writes C and
+//              leaves the counters zero for the next launch. Small J needs it to occupy every SM.
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
@@ -145,8 +145,7 @@ ktune_gemv(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, 
     return;
   }
 
-  // Split-K: this block's sums go to partials[split][m][n]; the last block of the column tile
-  // to arrive reduces them.
+  // Split-K: this block's sums go to partials[split][m][n]; splitk.cuh adds the splits up.
   for (int i = threadIdx.x; i < M_TILE * BLOCK_N; i += THREADS) {
     const int m = i / BLOCK_N, nn = i % BLOCK_N;
     float s = 0.f;
@@ -154,14 +153,13 @@ ktune_gemv(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, 
     for (int r = 0; r < ROWS; ++r) s += red[r * M_TILE * BLOCK_N + i];
     if (m < I && n0 + nn < J) partials[((long long)blockIdx.y * I + m) * J + n0 + nn] = s;
   }
-  if (!splitk::last_to_arrive(arrivals + blockIdx.x, SPLIT_K)) return;
-  splitk::sum_partials<THREADS>(
-      partials, (long long)I * J, SPLIT_K, M_TILE * BLOCK_N,
+  splitk::reduce_splits<THREADS>(
+      partials, (long long)I * J, SPLIT_K, blockIdx.y, arrivals + blockIdx.x * splitk::counters_per_tile(SPLIT_K),
+      M_TILE * BLOCK_N,
       [&](int i, long long& off) {
         const int m = i / BLOCK_N, nn = i % BLOCK_N;
         off = (long long)m * J + n0 + nn;
         return m < I && n0 + nn < J;
       },
       [&](int i, float s) { C[out_index(i / BLOCK_N, n0 + i % BLOCK_N)] = from_float<T>(s); });
-  if (threadIdx.x == 0) arrivals[blockIdx.x] = 0u;  // ready for the next launch
 }

@@ -27,9 +27,9 @@
 //   WARPS      warps per block; each streams its own rows of Y over the block's K slice.
 //   ROW_TILES  16-row tiles of Y per warp (each X load then serves that many mma pairs).
 //   UNROLL     64-byte k segments a lane loads per row before its mma (the bytes it has in flight).
-//   SPLIT_K    blocks along K. Each writes fp32 partial sums; the last block of a row tile to
-//              arrive (a counter per tile) adds them in split order — the same sum whatever the
-//              arrival order — writes C and resets the counter for the next launch.
+//   SPLIT_K    blocks along K. Each writes fp32 partial sums; splitk.cuh adds them in a fixed
+//              order (in groups of 8, the last block of each group to arrive, then the last
+//              group's) — the same sum whatever the arrival order — and writes C.
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
@@ -163,19 +163,18 @@ ktune_gemv_dot(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__
     return;
   }
 
-  // Split-K: partials[split][j][i] (I_PAD columns); the last block of the row tile reduces.
+  // Split-K: partials[split][j][i] (I_PAD columns); splitk.cuh adds the splits up.
   each_output([&](int j, int i, float v) {
     if (j < J) partials[((long long)blockIdx.y * J + j) * I_PAD + i] = v;
   });
-  if (!splitk::last_to_arrive(arrivals + blockIdx.x, SPLIT_K)) return;
   const int j0 = blockIdx.x * BLOCK_J;
-  splitk::sum_partials<THREADS>(
-      partials, (long long)J * I_PAD, SPLIT_K, BLOCK_J * I_PAD,
+  splitk::reduce_splits<THREADS>(
+      partials, (long long)J * I_PAD, SPLIT_K, blockIdx.y,
+      arrivals + blockIdx.x * splitk::counters_per_tile(SPLIT_K), BLOCK_J * I_PAD,
       [&](int idx, long long& off) {
         const int j = j0 + idx / I_PAD, i = idx % I_PAD;
         off = (long long)j * I_PAD + i;
         return j < J && i < I;
       },
       [&](int idx, float s) { C[out_index(j0 + idx / I_PAD, idx % I_PAD)] = Op::convert(s); });
-  if (threadIdx.x == 0) arrivals[blockIdx.x] = 0u;  // ready for the next launch
 }

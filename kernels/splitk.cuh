@@ -1,7 +1,9 @@
 // splitk.cuh — split-K's reduction, shared by the gemm kernels that split K over the blocks of a
 // tile (gemm_mma, gemv, gemv_dot). Each block writes its fp32 partial sums to the workspace; the
-// last block of the tile to arrive adds them up in split order — the same sum whatever the
-// arrival order — writes C and resets the tile's counter for the next launch.
+// splits are then added in groups of SPLIT_GROUP (reduce_splits): the last block of a group to
+// arrive adds its group's partials, the last group to finish adds the group sums and writes C,
+// each in a fixed order — the same sum whatever the arrival order — and the counters are left
+// zero for the next launch.
 #pragma once
 
 namespace splitk {
@@ -47,6 +49,47 @@ __device__ __forceinline__ void sum_partials(const float* __restrict__ partials,
     for (int c = 0; c < CHUNK; ++c)
       if (ok[c]) store(base + c * THREADS, sum[c]);
   }
+}
+
+// Splits per group. One block adding all 32 splits of a tile waited for L2 eight times at the end
+// of the kernel while the other blocks were done (ncu on the H100 at 64x64x32768: 20% of the SMs'
+// active cycles out of balance); in groups of 8 the same sums take two waits in each of four
+// blocks at once, then one in the last, plus one more arrival.
+constexpr int SPLIT_GROUP = 8;
+
+// Counters a tile needs: its own, and one per group when there is more than one.
+__host__ __device__ constexpr int counters_per_tile(int splits) {
+  return splits > SPLIT_GROUP ? 1 + (splits + SPLIT_GROUP - 1) / SPLIT_GROUP : 1;
+}
+
+// The reduction of one tile's splits, called by every thread of each of its blocks once the
+// block's partials for split `split` are written. partials, stride, count, offset and store as
+// sum_partials'. The tile's counters are counters[0] (the tile's) and, with more than one group,
+// counters[1 + g] (group g's), all zero at launch and left zero. A group's sum goes to the slot
+// of its first split (its last block has read that slot's values by then: each output is one
+// thread's), so the workspace is the partials' own.
+template <int THREADS, typename Offset, typename Store>
+__device__ __forceinline__ void reduce_splits(float* __restrict__ partials, long long stride, int splits, int split,
+                                              unsigned* counters, int count, Offset offset, Store store) {
+  const int groups = (splits + SPLIT_GROUP - 1) / SPLIT_GROUP;
+  if (groups == 1) {
+    if (!last_to_arrive(counters, splits)) return;
+    sum_partials<THREADS>(partials, stride, splits, count, offset, store);
+  } else {
+    const int g = split / SPLIT_GROUP, first = g * SPLIT_GROUP;
+    const int size = splits - first < SPLIT_GROUP ? splits - first : SPLIT_GROUP;
+    if (!last_to_arrive(counters + 1 + g, size)) return;
+    float* const group_slot = partials + first * stride;
+    sum_partials<THREADS>(group_slot, stride, size, count, offset, [&](int i, float sum) {
+      long long off = 0;
+      offset(i, off);
+      __stcg(group_slot + off, sum);
+    });
+    if (threadIdx.x == 0) counters[1 + g] = 0u;
+    if (!last_to_arrive(counters, groups)) return;
+    sum_partials<THREADS>(partials, SPLIT_GROUP * stride, groups, count, offset, store);
+  }
+  if (threadIdx.x == 0) counters[0] = 0u;  // ready for the next launch
 }
 
 }  // namespace splitk
