@@ -1,10 +1,10 @@
-// gemv_rows.cu — GEMM with at most 4 rows or at most 4 columns whose large operand is
+// gemv_rows.cu — GEMM with at most 8 rows or at most 8 columns whose large operand is
 // K-contiguous, for any sm_80+ GPU: a warp per row of the large operand, CUDA-core fp32 FMAs.
 //
 // The problems are gemv_dot.cu's, read the same way. Call the operand with <= 4 rows along the
 // small dimension X and the other one Y:
-//   SMALL_N = 1:  N <= 4, A row-major.     X = B^T (N×K), Y = A   (M×K), C[j][i] = C[j*N + i]
-//   SMALL_N = 0:  M <= 4, B column-major.  X = A   (M×K), Y = B^T (N×K), C[i][j] = C[i*N + j]
+//   SMALL_N = 1:  N <= 8, A row-major.     X = B^T (N×K), Y = A   (M×K), C[j][i] = C[j*N + i]
+//   SMALL_N = 0:  M <= 8, B column-major.  X = A   (M×K), Y = B^T (N×K), C[i][j] = C[i*N + j]
 // Every output is the dot product of a row of Y with a row of X, and reading Y once is the time.
 //
 // Why a second kernel for them: gemv_dot's mma.sync takes 16 rows of Y a warp, so a 4096-row Y
@@ -12,8 +12,9 @@
 // then pays a few latencies that stream nothing (its partials, the arrival, the last block's
 // sums). ncu on the H100 at 4096x1x4096 fp16: gemv_dot 22.6 µs at 47% of DRAM bandwidth.
 // Here a warp takes ROWS rows, so the same Y is 4096 / ROWS warps, all of them resident at once,
-// each with ROWS * UNROLL 16-byte loads in flight a lane, and no split. At up to 4 columns the
-// FMAs (4 per element of Y) stay well under the time the element takes to arrive.
+// each with ROWS * UNROLL 16-byte loads in flight a lane, and no split. At up to 8 columns the
+// FMAs (8 per element of Y) stay under the time the element takes to arrive; at 8 the rows of X
+// a piece of Y needs (128 bytes from L1) are shared by two or more rows a warp.
 //
 // Each lane reads 16-byte pieces of its rows at k = (32 * u + lane) * VEC of each pass of
 // 32 * VEC * UNROLL elements, the same k of every row of X (from L1: every warp reads the same
@@ -39,7 +40,7 @@ ktune_gemv_rows(const T* __restrict__ A, const T* __restrict__ B, T* __restrict_
   using namespace elementwise;
   constexpr int VEC = 16 / sizeof(T);
   constexpr int STEP = 32 * VEC * UNROLL;  // k elements a warp covers per pass
-  static_assert(I_MAX >= 1 && I_MAX <= 4, "I_MAX: 1 to 4 rows of X");
+  static_assert(I_MAX >= 1 && I_MAX <= 8, "I_MAX: 1 to 8 rows of X");
   constexpr bool X_K_CONTIGUOUS = SMALL_N ? !B_ROW_MAJOR : A_ROW_MAJOR;
 
   const int I = SMALL_N ? N : M, J = SMALL_N ? M : N;

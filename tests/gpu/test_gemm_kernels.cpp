@@ -3,7 +3,7 @@
 // sweep this GPU runs (spread_picks), each compiled for this GPU and checked on fresh random
 // inputs with a poisoned output. The few-row shape (M = 3) is gemm_gemv's, in every dtype; the
 // few-column and few-row shapes with K-contiguous large operands (N = 3, 13; M = 5) gemm_dot's,
-// and the ones with at most 4 (N = 3; M = 2) gemm_rows' too;
+// and the ones with at most 8 (N = 3; M = 2) gemm_rows' too;
 // gemm_mma's split-K takes the small outputs over long K.
 // Every case must be covered by at least one family. fp8 runs on Hopper and newer (its kernel is
 // gemm_wgmma's), layout rc only, on shapes whose leading dimensions are 16-byte aligned (K and N
@@ -154,7 +154,7 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
       bool rows = false;
       for (const Pick& pick : picks)
         rows |= pick.rec.config_name == "gemm_rows" && all[pick.case_index].dtype == dtype &&
-                (all[pick.case_index].n <= 4) == small_n;
+                (all[pick.case_index].n <= 8) == small_n;
       EXPECT_TRUE(rows) << "gemm_rows ran no " << dtype << (small_n ? " few-column" : " few-row") << " case";
     }
   EXPECT_EQ(session.worker_restarts(), 0);
