@@ -197,6 +197,10 @@ TEST(GemmKernels, WgmmaStreamKTransposedTf32AndCopiedOperandsEveryCandidate) {
   for (size_t c = 0; c < path_cases.size(); ++c) {
     const Problem& p = path_cases[c].problem;
     SweepConfig config = parse_family_config(family, *find_embedded(path_cases[c].config), path_cases[c].config);
+    // gemm_wgmma_cp_async's config takes fp8 alone (its notes say why); its kernel is checked in
+    // the other dtypes too, with that one constraint lifted.
+    if (path_cases[c].config == copied && p.dtype != "fp8")
+      std::erase_if(config.constraints, [](const Expr& e) { return e.text() == "elem_bytes == 1"; });
     KernelSource source = resolve_kernel_source(config);
     std::vector<CandidateRecord> recs;
     std::vector<CompileRequest> requests;
