@@ -107,56 +107,42 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
     ++checked;
   }
   EXPECT_GE(checked, static_cast<int>(all.size() * 3));
+  // Whether a pick of `config` ran a case that `match(case, record)` accepts.
+  auto ran = [&](const std::string& config, auto match) {
+    return std::any_of(picks.begin(), picks.end(), [&](const Pick& pick) {
+      return pick.rec.config_name == config && match(all[pick.case_index], pick.rec);
+    });
+  };
   // On Hopper the wgmma family covers every dtype (fp8 in layout rc), and fp32 in every layout:
   // its M/N-major operands are transposed in shared memory.
   if (arch_facts(device).arch == 90) {
-    for (std::string dtype : {"fp16", "bf16", "fp32", "fp8"}) {
-      bool wgmma = false;
-      for (const Pick& pick : picks)
-        wgmma |= pick.rec.config_name == "gemm_wgmma" && all[pick.case_index].dtype == dtype;
-      EXPECT_TRUE(wgmma) << "gemm_wgmma ran no " << dtype << " case";
-    }
-    for (std::string layout : {"rr", "rc", "cr", "cc"}) {
-      bool wgmma = false;
-      for (const Pick& pick : picks)
-        wgmma |= pick.rec.config_name == "gemm_wgmma" && all[pick.case_index].dtype == "fp32" &&
-                 all[pick.case_index].layout == layout;
-      EXPECT_TRUE(wgmma) << "gemm_wgmma ran no fp32 " << layout << " case";
-    }
+    for (std::string dtype : {"fp16", "bf16", "fp32", "fp8"})
+      EXPECT_TRUE(ran("gemm_wgmma", [&](const Case& c, const CandidateRecord&) { return c.dtype == dtype; }))
+          << "gemm_wgmma ran no " << dtype << " case";
+    for (std::string layout : {"rr", "rc", "cr", "cc"})
+      EXPECT_TRUE(ran("gemm_wgmma", [&](const Case& c, const CandidateRecord&) {
+        return c.dtype == "fp32" && c.layout == layout;
+      })) << "gemm_wgmma ran no fp32 " << layout << " case";
   }
-  // The decode family takes the few-row shapes in every dtype (B row-major).
   for (std::string dtype : {"fp16", "bf16", "fp32"}) {
-    bool gemv = false;
-    for (const Pick& pick : picks)
-      gemv |= pick.rec.config_name == "gemm_gemv" && all[pick.case_index].dtype == dtype;
-    EXPECT_TRUE(gemv) << "gemm_gemv ran no " << dtype << " case";
-  }
-  // gemm_mma's split-K ran in every dtype (tiny outputs over a long K, as 33x144x4096).
-  for (std::string dtype : {"fp16", "bf16", "fp32"}) {
-    bool split = false;
-    for (const Pick& pick : picks)
-      split |= pick.rec.config_name == "gemm_mma" && pick.rec.params.at("SPLIT") == 1 &&
-               all[pick.case_index].dtype == dtype;
-    EXPECT_TRUE(split) << "gemm_mma ran no split-K " << dtype << " case";
-  }
-  // The dot family takes few columns (A row-major) and few rows (B column-major) in every dtype.
-  for (std::string dtype : {"fp16", "bf16", "fp32"})
+    // The decode family takes the few-row shapes in every dtype (B row-major).
+    EXPECT_TRUE(ran("gemm_gemv", [&](const Case& c, const CandidateRecord&) { return c.dtype == dtype; }))
+        << "gemm_gemv ran no " << dtype << " case";
+    // gemm_mma's split-K ran in every dtype (tiny outputs over a long K, as 33x144x4096).
+    EXPECT_TRUE(ran("gemm_mma", [&](const Case& c, const CandidateRecord& r) {
+      return c.dtype == dtype && r.params.at("SPLIT") == 1;
+    })) << "gemm_mma ran no split-K " << dtype << " case";
+    // The dot family takes few columns (A row-major) and few rows (B column-major), and the row
+    // family too at most 8 of them (1000x3x1000, 2x520x1000).
     for (bool small_n : {true, false}) {
-      bool dot = false;
-      for (const Pick& pick : picks)
-        dot |= pick.rec.config_name == "gemm_dot" && all[pick.case_index].dtype == dtype &&
-               (all[pick.case_index].n <= 16) == small_n;
-      EXPECT_TRUE(dot) << "gemm_dot ran no " << dtype << (small_n ? " few-column" : " few-row") << " case";
+      EXPECT_TRUE(ran("gemm_dot", [&](const Case& c, const CandidateRecord&) {
+        return c.dtype == dtype && (c.n <= 16) == small_n;
+      })) << "gemm_dot ran no " << dtype << (small_n ? " few-column" : " few-row") << " case";
+      EXPECT_TRUE(ran("gemm_rows", [&](const Case& c, const CandidateRecord&) {
+        return c.dtype == dtype && (c.n <= 8) == small_n;
+      })) << "gemm_rows ran no " << dtype << (small_n ? " few-column" : " few-row") << " case";
     }
-  // The row family too takes few columns (1000x3x1000) and few rows (2x520x1000) in every dtype.
-  for (std::string dtype : {"fp16", "bf16", "fp32"})
-    for (bool small_n : {true, false}) {
-      bool rows = false;
-      for (const Pick& pick : picks)
-        rows |= pick.rec.config_name == "gemm_rows" && all[pick.case_index].dtype == dtype &&
-                (all[pick.case_index].n <= 8) == small_n;
-      EXPECT_TRUE(rows) << "gemm_rows ran no " << dtype << (small_n ? " few-column" : " few-row") << " case";
-    }
+  }
   EXPECT_EQ(session.worker_restarts(), 0);
 }
 
