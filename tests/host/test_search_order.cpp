@@ -217,7 +217,6 @@ struct MeasuredSweep {
   Problem problem;
   std::map<std::pair<std::string, Bindings>, double> median_ms;  // (config, params) -> median
   std::set<std::string> tunables;  // the CSV's tunable columns
-  std::map<std::string, std::map<std::string, std::set<int64_t>>> values;  // config -> tunable -> values measured
 };
 
 std::vector<std::string> split_csv(std::string line) {
@@ -251,7 +250,6 @@ MeasuredSweep read_sweep(const std::filesystem::path& file) {
     Bindings params;
     for (size_t i = 6; i + 3 < header.size(); ++i)
       if (!cells[i].empty()) params[header[i]] = std::stoll(cells[i]);
-    for (const auto& [name, value] : params) s.values[row["config_name"]][name].insert(value);
     s.median_ms[{row["config_name"], params}] = std::stod(row["median_ms"]);
   }
   return s;
@@ -274,20 +272,10 @@ TEST(SearchOrder, GemmEstimatesFindTheMeasuredWinnersOnTheH100) {
       const SweepConfig config = parse_family_config(gemm, *find_embedded(path), std::string(path));
       auto some = enumerate_candidates(config, gemm, measured.problem, h100);
       // The space the sweep measured: a tunable added to a config since then (gemm_mma's SPLIT)
-      // keeps its first value, the one that runs the kernel as the sweep ran it; a value added to
-      // a tunable since then (gemm_wgmma's BLOCK_N 192), which no row of the sweep has, and a
-      // config added since then (gemm_wgmma_cp_async) are left out: the replay can judge only
-      // what was measured. A new value or config needs the sweeps measured again to be judged.
-      const auto seen = measured.values.find(config.name);
+      // keeps its first value, the one that runs the kernel as the sweep ran it.
       std::erase_if(some, [&](const CandidateRecord& rec) {
-        if (seen == measured.values.end()) return true;
-        for (const auto& [name, values] : config.parameters) {
-          if (!measured.tunables.count(name)) {
-            if (rec.params.at(name) != values.front()) return true;
-          } else if (auto v = seen->second.find(name); v == seen->second.end() || !v->second.count(rec.params.at(name))) {
-            return true;
-          }
-        }
+        for (const auto& [name, values] : config.parameters)
+          if (!measured.tunables.count(name) && rec.params.at(name) != values.front()) return true;
         return false;
       });
       for (CandidateRecord& rec : some)
