@@ -34,7 +34,8 @@
 // otherwise: TMA zero-fills what lies past the edges of A and B and clips the stores of C (a CTA
 // whose rows lie wholly past M still fetches its share of B for its cluster).
 // ktune_gemm_wgmma_cp_async, the same kernel for A and B rows that are 8-byte aligned only (fp8
-// with K = 4104, fp16 with K = 1004): A and B are plain pointers, the producer warpgroup copies
+// with K = 4104, fp16 with K = 1004; its config takes fp8 alone, see configs/
+// gemm_wgmma_cp_async.json): A and B are plain pointers, the producer warpgroup copies
 // each stage with cp.async in 8-byte pieces into the layout TMA would give (zero fill past the
 // edges), CLUSTER_M 1 and no transposed float operand; C as above.
 //
@@ -273,7 +274,6 @@ struct WorkWalk {
   }
 };
 
-
 // Where the producer warpgroup gets a stage's operands from: tensor maps the copy engine reads
 // (ktune_gemm_wgmma), or plain pointers whose rows the warpgroup copies itself with cp.async
 // (ktune_gemm_wgmma_cp_async: for leading dimensions that are not a multiple of 16 bytes, which
@@ -441,7 +441,8 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
     __syncthreads();
 
   if (threadIdx.x < 128) {
-    // ---- producer warpgroup: one thread issues every copy, tile after tile ----
+    // ---- producer warpgroup: one thread issues every TMA copy, tile after tile (with copied
+    // operands, all four warps copy) ----
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(PRODUCER_REGS));
     if constexpr (COPIED) {
       // ---- copying producer: all four warps copy each stage, LAG stages in flight per thread.
