@@ -57,6 +57,9 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
   KTUNE_WGMMA_D64                                                                   \
   ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, "   \
   "%47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define KTUNE_WGMMA_D160                                                               \
+  KTUNE_WGMMA_D128                                                                     \
+  ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79"
 #define KTUNE_WGMMA_D176                                                               \
   KTUNE_WGMMA_D128                                                                     \
   ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79"   \
@@ -79,6 +82,7 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
 #define KTUNE_WGMMA_ACC32(C, i) \
   KTUNE_WGMMA_ACC8(C, i), KTUNE_WGMMA_ACC8(C, (i) + 8), KTUNE_WGMMA_ACC8(C, (i) + 16), KTUNE_WGMMA_ACC8(C, (i) + 24)
 #define KTUNE_WGMMA_ACC64(C) KTUNE_WGMMA_ACC32(C, 0), KTUNE_WGMMA_ACC32(C, 32)
+#define KTUNE_WGMMA_ACC80(C) KTUNE_WGMMA_ACC64(C), KTUNE_WGMMA_ACC8(C, 64), KTUNE_WGMMA_ACC8(C, 72)
 #define KTUNE_WGMMA_ACC88(C) \
   KTUNE_WGMMA_ACC64(C), KTUNE_WGMMA_ACC8(C, 64), KTUNE_WGMMA_ACC8(C, 72), KTUNE_WGMMA_ACC8(C, 80)
 #define KTUNE_WGMMA_ACC96(C) KTUNE_WGMMA_ACC64(C), KTUNE_WGMMA_ACC32(C, 64)
@@ -92,7 +96,7 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
                : ACC                                                                          \
                : "l"(desc_a), "l"(desc_b), "n"(SCALE_D), "n"(TRANS_A), "n"(TRANS_B)           \
                : "memory")
-// The N the kernels use (176 and 192: attention's key blocks); the operand numbers follow the N/2
+// The N the kernels use (160, 176 and 192: attention's key blocks); the operand numbers follow the N/2
 // accumulator registers.
 #define KTUNE_WGMMA_EACH_N(KDIM, TYPES, SCALES, C)                                            \
   {                                                                                            \
@@ -100,6 +104,8 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
       KTUNE_WGMMA_FORM(64, KDIM, TYPES, KTUNE_WGMMA_D64, "%32, %33, " SCALES(34, 35, 36), KTUNE_WGMMA_ACC32(C, 0)); \
     else if constexpr (N == 128)                                                               \
       KTUNE_WGMMA_FORM(128, KDIM, TYPES, KTUNE_WGMMA_D128, "%64, %65, " SCALES(66, 67, 68), KTUNE_WGMMA_ACC64(C));  \
+    else if constexpr (N == 160)                                                               \
+      KTUNE_WGMMA_FORM(160, KDIM, TYPES, KTUNE_WGMMA_D160, "%80, %81, " SCALES(82, 83, 84), KTUNE_WGMMA_ACC80(C));  \
     else if constexpr (N == 176)                                                               \
       KTUNE_WGMMA_FORM(176, KDIM, TYPES, KTUNE_WGMMA_D176, "%88, %89, " SCALES(90, 91, 92), KTUNE_WGMMA_ACC88(C));  \
     else if constexpr (N == 192)                                                               \
@@ -116,7 +122,8 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
 template <Kind KIND, int N, int TRANS_A, int TRANS_B, int SCALE_D = 1>
 __device__ __forceinline__ void wgmma(float (&d)[N / 2], unsigned long long desc_a,
                                       unsigned long long desc_b) {
-  static_assert(N == 64 || N == 128 || N == 176 || N == 192 || N == 256, "wgmma N: 64, 128, 176, 192 or 256");
+  static_assert(N == 64 || N == 128 || N == 160 || N == 176 || N == 192 || N == 256,
+                "wgmma N: 64, 128, 160, 176, 192 or 256");
   static_assert(KIND == Kind::f16 || KIND == Kind::bf16 || (TRANS_A == 0 && TRANS_B == 0),
                 "tf32 and e4m3 wgmma read K-major operands only");
 #define KTUNE_WGMMA_EACH_KIND(C)                                                   \
@@ -175,12 +182,14 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[N / 2], const unsigned (&a)[
 #undef KTUNE_WGMMA_ACC128
 #undef KTUNE_WGMMA_ACC96
 #undef KTUNE_WGMMA_ACC88
+#undef KTUNE_WGMMA_ACC80
 #undef KTUNE_WGMMA_ACC64
 #undef KTUNE_WGMMA_ACC32
 #undef KTUNE_WGMMA_ACC8
 #undef KTUNE_WGMMA_D256
 #undef KTUNE_WGMMA_D192
 #undef KTUNE_WGMMA_D176
+#undef KTUNE_WGMMA_D160
 #undef KTUNE_WGMMA_D128
 #undef KTUNE_WGMMA_D64
 
