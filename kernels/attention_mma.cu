@@ -15,11 +15,11 @@
 // (BLOCK_M + 4 * BLOCK_N) * HEAD_DIM * sizeof(T) bytes of dynamic shared memory. Pointers 16-byte
 // aligned. Any seqlen_q, seqlen_kv >= 1.
 //
-// Arguments: const T* q, const T* k, const T* v, T* o, float* lse, int heads, int kv_heads,
-// int seqlen_q, int seqlen_kv, float scale_log2 (the softmax scale times log2(e): folded into
-// the scores once, so every exponential is one exp2), float* partials and unsigned* arrivals
-// (split-KV's workspace: batch * heads * seqlen_q * SPLITS * (HEAD_DIM + 1) floats, and one
-// counter per query tile, zero at launch and left zero).
+// Arguments: const T* q, const T* k, const T* v, T* o, float* lse, int batch (the grid's z here),
+// int heads, int kv_heads, int seqlen_q, int seqlen_kv, float scale_log2 (the softmax scale times
+// log2(e): folded into the scores once, so every exponential is one exp2), float* partials and
+// unsigned* arrivals (split-KV's workspace: batch * heads * seqlen_q * SPLITS * (HEAD_DIM + 1)
+// floats, and one counter per query tile, zero at launch and left zero).
 //
 // Split KV (SPLITS > 1: decoding, a few query rows over a long sequence, where one block per
 // query tile leaves most of the GPU idle): SPLITS blocks share a query tile, each taking a
@@ -89,8 +89,8 @@ template <typename T, int HEAD_DIM, int BLOCK_M, int BLOCK_N, int WARPS, int SPL
           int BSHD>
 __global__ void __launch_bounds__(WARPS * 32)
     ktune_attention_mma(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
-                        T* __restrict__ o, float* __restrict__ lse, int heads, int kv_heads, int seqlen_q,
-                        int seqlen_kv, float scale_log2, float* __restrict__ partials,
+                        T* __restrict__ o, float* __restrict__ lse, int /*batch: the grid's z*/, int heads,
+                        int kv_heads, int seqlen_q, int seqlen_kv, float scale_log2, float* __restrict__ partials,
                         unsigned* __restrict__ arrivals) {
   using namespace attention_mma_detail;
   constexpr int THREADS = WARPS * 32;

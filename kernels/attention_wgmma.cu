@@ -2,20 +2,24 @@
 // and outputs of attention_mma.cu (read its header), with S = Q·Kᵀ and O += P·V as wgmma and Q,
 // K, V loaded by the tensor memory accelerator.
 //
-// Launch: grid (cdiv(seqlen_q, 64 * CONSUMERS) * heads, batch), or fewer blocks along x for a
-// persistent grid (each block then runs several tiles), (CONSUMERS + 1) * 128 threads, and
-// (Q_STAGES * 64 * CONSUMERS + 2 * STAGES * BLOCK_N) * HEAD_DIM * sizeof(T) + 1024 + 256 bytes of
-// dynamic shared memory (the slack aligns the tiles to the 1024-byte swizzle period and holds the
-// mbarriers). Arguments as attention_mma.cu's, but Q, K and V are 4-D tensor maps (one head of one
-// batch a box, 64 elements by rows, 128-byte swizzle; families/attention.cpp encodes them). Every
-// tile sees at least one key (the family requires seqlen_kv >= seqlen_q under a causal mask).
+// Launch: grid cdiv(seqlen_q, 64 * CONSUMERS) * heads * batch blocks along x (a tile each), or
+// fewer for a persistent grid (each block then runs several tiles), (CONSUMERS + 1) * 128
+// threads, and (Q_STAGES * 64 * CONSUMERS + 2 * STAGES * BLOCK_N) * HEAD_DIM * sizeof(T) + 1024 +
+// 256 bytes of dynamic shared memory (the slack aligns the tiles to the 1024-byte swizzle period
+// and holds the mbarriers). Arguments as attention_mma.cu's (batch counts the tiles here), but Q,
+// K and V are 4-D tensor maps (one head of one batch a box, 64 elements by rows, 128-byte swizzle;
+// families/attention.cpp encodes them). Every tile sees at least one key (the family requires
+// seqlen_kv >= seqlen_q under a causal mask).
 //
-// Tunables: BLOCK_N (keys per step: 64, 128, 176 or 192, the N of the QKᵀ wgmma; the larger
+// Tunables: BLOCK_N (keys per step: 64, 128, 160, 176 or 192, the N of the QKᵀ wgmma; the larger
 // steps spread each step's fixed cost over more keys), CONSUMERS (warpgroups, each owning 64
 // query rows: 1 to 3; three leave each 160 registers, enough for head_dim 64), STAGES (depth of
 // the K/V ring, 2 or 3), PINGPONG (1, with two consumers: they take turns issuing their wgmma, so
 // one's softmax runs while the other's matrix products do), Q_STAGES (Q tiles: 2 lets a
-// persistent block load the next tile's Q while this tile's last products still read its own).
+// persistent block load the next tile's Q while this tile's last products still read its own, and
+// its consumers then run across the tile boundary without draining: the next tile's first scores
+// are issued with this tile's last P·V, their softmax runs under it, and this tile's output is
+// written while the other consumer's products run).
 // Persistence is the launch's (configs/attention_wgmma.json's PERSISTENT): with fewer blocks than
 // tiles each block runs several, the next one's loads under this one's end.
 //
@@ -41,7 +45,8 @@ template <typename T, int HEAD_DIM, int BLOCK_N, int CONSUMERS, int STAGES, int 
 __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     ktune_attention_wgmma(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ CUtensorMap tmK,
                           const __grid_constant__ CUtensorMap tmV, T* __restrict__ o, float* __restrict__ lse,
-                          int heads, int kv_heads, int seqlen_q, int seqlen_kv, float scale_log2) {
+                          int batch, int heads, int kv_heads, int seqlen_q, int seqlen_kv, float scale_log2,
+                          float* /*partials: split KV's*/, unsigned* __restrict__ tile_counter) {
   using namespace attention_common;
   using namespace hopper_async;
   using namespace tma;
@@ -58,7 +63,8 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   constexpr int CONSUMER_REGS_FIT = (ENTRY_REGS * (CONSUMERS + 1) - PRODUCER_REGS) / CONSUMERS / 8 * 8;
   constexpr int CONSUMER_REGS = CONSUMER_REGS_FIT < 240 ? CONSUMER_REGS_FIT : 240;
   static_assert(sizeof(T) == 2, "fp16 or bf16");
-  static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 176 || BLOCK_N == 192, "the QK^T wgmma's N");
+  static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 160 || BLOCK_N == 176 || BLOCK_N == 192,
+                "the QK^T wgmma's N");
   static_assert(HEAD_DIM == 64 || HEAD_DIM == 128 || HEAD_DIM == 256, "the PV wgmma's N");
   static_assert(!PINGPONG || CONSUMERS == 2, "pingpong takes two consumers");
 
@@ -78,23 +84,31 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   const auto v_full = [&](int s) { return kv_bars + 8 * (STAGES + s); };
   const auto k_empty = [&](int s) { return kv_bars + 8 * (2 * STAGES + s); };
   const auto v_empty = [&](int s) { return kv_bars + 8 * (3 * STAGES + s); };
+  // The number of the tile each Q stage holds (-1: the block has no more), written by the producer
+  // before it completes the stage's q_full, so a consumer's wait on q_full also orders its read.
+  volatile int* tile_ids = reinterpret_cast<volatile int*>(smem_raw + (kv_bars + 8 * 4 * STAGES - smem_addr(smem_raw)));
 
-  // Tiles: BLOCK_M query rows of one head, of batch blockIdx.y, numbered with the longest causal
-  // rows first. Block x takes tiles x, x + gridDim.x, ...: one each when the grid has a block per
-  // tile, several when it is persistent (about a block per SM), where the producer loads the next
-  // tile's Q, K and V while the consumers finish this one's and write its output. The K/V ring
-  // runs on over tile boundaries: `ring` counts the key blocks a block consumed before the tile.
+  // Tiles: BLOCK_M query rows of one head of one batch, numbered batch by batch and within a batch
+  // with the longest causal rows first, heads fastest (blocks running together share their heads'
+  // K and V in L2). Block x takes tile x first. With a block per tile that is all; a persistent
+  // grid (a block per SM) then draws tiles gridDim.x, gridDim.x + 1, ... from a counter, each
+  // block's producer taking the next as it finishes loading a tile, so blocks that drew short
+  // causal tiles draw more, and the producer loads the next tile's Q, K and V while the consumers
+  // finish this one's and write its output. The K/V ring runs on over tile boundaries: `ring`
+  // counts the key blocks a block consumed before the tile.
   const int diagonal = seqlen_kv - seqlen_q;
   const int m_blocks = cdiv(seqlen_q, BLOCK_M);
-  const int tiles = m_blocks * heads;
+  const int batch_tiles = m_blocks * heads;
+  const int tiles = batch_tiles * batch;
   struct Tile {
     int m0, head, kv_head, batch, n_blocks, n_unmasked;
   };
   const auto tile_at = [&](int t) {
     Tile tile;
+    tile.batch = t / batch_tiles;
+    t %= batch_tiles;
     tile.m0 = (m_blocks - 1 - t / heads) * BLOCK_M;
     tile.head = t % heads;
-    tile.batch = blockIdx.y;
     tile.kv_head = tile.head / (heads / kv_heads);
     const int n_end = CAUSAL ? min(seqlen_kv, tile.m0 + BLOCK_M + diagonal) : seqlen_kv;
     tile.n_blocks = n_end > 0 ? cdiv(n_end, BLOCK_N) : 0;
@@ -135,11 +149,19 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
           tma_load_4d(dst + p * rows * 128, map, bar, p * 64, row0, h, batch);
       }
     };
-    int ring = 0, round = 0;
-    for (int t = blockIdx.x; t < tiles; t += gridDim.x, ++round) {
-      const Tile tile = tile_at(t);
+    // The counter (tile_counter[0]) counts the tiles drawn, tile_counter[1] the blocks done
+    // drawing: the last of them leaves both zero for the next launch.
+    const bool drawn = gridDim.x < tiles;
+    int ring = 0;
+    for (int t = blockIdx.x, round = 0;; ++round) {
       const int q_stage = round % Q_STAGES;
       mbar_wait(q_empty(q_stage), ((round / Q_STAGES) & 1) ^ 1);  // the consumers are done with its last Q
+      tile_ids[q_stage] = t < tiles ? t : -1;
+      if (t >= tiles) {
+        mbar_arrive(q_full(q_stage));  // no more tiles: the consumers read -1 and stop
+        break;
+      }
+      const Tile tile = tile_at(t);
       mbar_arrive_expect_tx(q_full(q_stage), TILE_M_BYTES);
       load(q_smem + q_stage * TILE_M_BYTES, &tmQ, q_full(q_stage), BLOCK_M, tile.m0, tile.head, tile.batch);
       for (int n = 0; n < tile.n_blocks; ++n, ++ring) {
@@ -152,6 +174,13 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
         mbar_arrive_expect_tx(v_full(s), TILE_N_BYTES);
         load(v_smem + s * TILE_N_BYTES, &tmV, v_full(s), BLOCK_N, n * BLOCK_N, tile.kv_head, tile.batch);
       }
+      t = drawn ? gridDim.x + static_cast<int>(atomicAdd(tile_counter, 1u)) : tiles;
+    }
+    // Every block increments the second counter after its last draw, so the last to do so knows
+    // no draw is left.
+    if (drawn && atomicAdd(tile_counter + 1, 1u) == gridDim.x - 1) {
+      tile_counter[0] = 0;
+      tile_counter[1] = 0;
     }
     return;
   }
@@ -189,12 +218,12 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   // (every offset stays inside the 14-bit address field), so the loop adds constants.
   const unsigned long long k_desc = make_desc(k_smem, 16, 1024);
   const unsigned long long v_desc = make_desc(v_smem, BLOCK_N * 128, 1024);
-  // S = Q·Kᵀ for key block n (HEAD_DIM / 16 k-steps, four to a 64-column panel of 32 bytes each);
+  // S = Q·Kᵀ for the key block in ring slot `stage` (HEAD_DIM / 16 k-steps, four to a 64-column panel of 32 bytes each);
   // the first k-step overwrites S (scale-d 0), so S needs no zeroing. The caller has waited for the
   // tile, fences and commits: nothing may branch or touch the operand registers between the fence
   // and the last wgmma, or ptxas fences each one itself.
-  auto issue_scores = [&](float (&s)[BLOCK_N / 2], int n) {
-    const unsigned long long k_tile = k_desc + slot(n) * (TILE_N_BYTES >> 4);
+  auto issue_scores = [&](float (&s)[BLOCK_N / 2], int stage) {
+    const unsigned long long k_tile = k_desc + stage * (TILE_N_BYTES >> 4);
 #pragma unroll
     for (int ks = 0; ks < HEAD_DIM / 16; ++ks) {
       const unsigned long long a = q_desc + (((ks / 4) * BLOCK_M * 128 + (ks % 4) * 32) >> 4);
@@ -205,10 +234,10 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
         wgmma<KIND, BLOCK_N, 0, 0>(s, a, b);
     }
   };
-  // O += P·V for key block n: P from registers, V N-major (64-column panels BLOCK_N * 128 bytes
-  // apart). As issue_scores, the caller waits, fences and commits.
-  auto issue_pv = [&](const unsigned (&p)[BLOCK_N / 16][4], int n) {
-    const unsigned long long v_tile = v_desc + slot(n) * (TILE_N_BYTES >> 4);
+  // O += P·V for the key block in ring slot `stage`: P from registers, V N-major (64-column panels
+  // BLOCK_N * 128 bytes apart). As issue_scores, the caller waits, fences and commits.
+  auto issue_pv = [&](const unsigned (&p)[BLOCK_N / 16][4], int stage) {
+    const unsigned long long v_tile = v_desc + stage * (TILE_N_BYTES >> 4);
 #pragma unroll
     for (int kt = 0; kt < BLOCK_N / 16; ++kt) wgmma_rs<KIND, HEAD_DIM, 1>(acc_o, p[kt], v_tile + ((kt * 16 * 128) >> 4));
   };
@@ -299,36 +328,42 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     fence_accumulators(acc_o);
   };
 
-  // The finished tile's output: O / sum and the row logsumexp.
+  // A finished tile's output: O / sum and the row logsumexp, from its row statistics (the
+  // running maximum and this thread's part of the sum).
   const Strides qs = strides<BSHD, HEAD_DIM>(heads, seqlen_q);
-  auto store = [&] {
-    T* o_base = o + tile.batch * qs.batch + tile.head * qs.head + tile.m0 * qs.row;
+  auto store = [&](const Tile& done, const float (&done_max)[2], const float (&done_sum)[2]) {
+    T* o_base = o + done.batch * qs.batch + done.head * qs.head + done.m0 * qs.row;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      float sum = row_sum[h];
+      float sum = done_sum[h];
       sum += __shfl_xor_sync(0xffffffffu, sum, 1);
       sum += __shfl_xor_sync(0xffffffffu, sum, 2);
       const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
       const int local = my_row + h * 8;
-      if (tile.m0 + local >= seqlen_q) continue;
+      if (done.m0 + local >= seqlen_q) continue;
       T* out = o_base + local * qs.row + 2 * (lane % 4);
 #pragma unroll
       for (int j = 0; j < HEAD_DIM / 8; ++j)
         *reinterpret_cast<unsigned*>(out + 8 * j) =
             pack2<T>(acc_o[4 * j + 2 * h] * inv, acc_o[4 * j + 2 * h + 1] * inv);
       if (lane % 4 == 0)
-        lse[((long long)tile.batch * heads + tile.head) * seqlen_q + tile.m0 + local] = row_lse(row_max[h], sum);
+        lse[((long long)done.batch * heads + done.head) * seqlen_q + done.m0 + local] = row_lse(done_max[h], sum);
     }
   };
-  // A tile's start: fresh row statistics, its Q stage. `round` counts the block's tiles.
+  // The block's tiles, one a round: round r's Q stage holds its tile once the stage's q_full
+  // completes (-1 where the block has no more). `round` counts the block's tiles begun.
   int round = 0, q_stage = 0;
+  auto tile_of_round = [&](int r) {
+    mbar_wait(q_full(r % Q_STAGES), (r / Q_STAGES) & 1);
+    return tile_ids[r % Q_STAGES];
+  };
+  // A tile's start (its Q has loaded): fresh row statistics, its Q stage.
   auto begin_tile = [&](int t) {
     tile = tile_at(t);
     row_max[0] = row_max[1] = neg_inf();
     row_sum[0] = row_sum[1] = 0.0f;
     q_stage = round % Q_STAGES;
     q_desc = q_desc0 + q_stage * (TILE_M_BYTES >> 4);
-    mbar_wait(q_full(q_stage), (round / Q_STAGES) & 1);
   };
   // Block n's scores have retired: its K stage is free, and after the tile's last block so is Q.
   auto scores_retired = [&](int n) {
@@ -350,7 +385,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     wait_k(0);
     my_turn();
     wgmma_fence();
-    issue_scores(s, 0);
+    issue_scores(s, slot(0));
     wgmma_commit();
     pass_turn();
     wgmma_wait<0>();
@@ -359,9 +394,9 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     softmax_of(s, 0);
     pack(p, s);
   };
-  int t = blockIdx.x;
-  if (t >= tiles) return;
-  start_tile(t);
+  const int first = tile_of_round(0);
+  if (first < 0) return;
+  start_tile(first);
   while (true) {
     const int n_blocks = tile.n_blocks;
     // Block n's scores and block n-1's P·V in flight together; block n's softmax under the P·V.
@@ -371,9 +406,9 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
       wait_v(n - 1);
       my_turn();
       wgmma_fence();
-      issue_scores(s, n);
+      issue_scores(s, slot(n));
       wgmma_commit();
-      issue_pv(p, n - 1);
+      issue_pv(p, slot(n - 1));
       wgmma_commit();
       pass_turn();
       wgmma_wait<1>();
@@ -385,22 +420,62 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
       release(v_empty(slot(n - 1)));
       pack(p, s);
     }
-    // The tile's last P·V, then its output.
+    // The tile's last P·V.
+    const int last = slot(n_blocks - 1);
     rescale_o();
     wait_v(n_blocks - 1);
+    // On its own, then the output.
+    auto finish_alone = [&] {
+      my_turn();
+      wgmma_fence();
+      issue_pv(p, last);
+      wgmma_commit();
+      pass_turn();
+      wgmma_wait<0>();
+      fence_accumulators(acc_o);
+      release(v_empty(last));
+      store(tile, row_max, row_sum);
+    };
+    if constexpr (Q_STAGES == 1) {
+      // The next tile's Q loads only once this tile's last scores retired: it would hold this P·V
+      // back, so the next tile starts from scratch.
+      finish_alone();
+      const int next = tile_of_round(round + 1);
+      if (next < 0) return;
+      ++round;
+      ring += n_blocks;  // the next tile's block 0 is the ring's next slot
+      start_tile(next);
+      continue;
+    }
+    const int next = tile_of_round(round + 1);  // its Q loaded during this tile
+    if (next < 0) {
+      finish_alone();
+      return;
+    }
+    // With the next tile's first scores: their softmax runs under this P·V, and this tile's output
+    // is written once it retires.
+    const Tile done = tile;
+    const float done_max[2] = {row_max[0], row_max[1]}, done_sum[2] = {row_sum[0], row_sum[1]};
+    ++round;
+    ring += n_blocks;
+    begin_tile(next);
+    wait_k(0);
     my_turn();
     wgmma_fence();
-    issue_pv(p, n_blocks - 1);
+    issue_scores(s, slot(0));
+    wgmma_commit();
+    issue_pv(p, last);
     wgmma_commit();
     pass_turn();
+    wgmma_wait<1>();
+    fence_accumulators(s);
+    scores_retired(0);
+    softmax_of(s, 0);
     wgmma_wait<0>();
     fence_accumulators(acc_o);
-    release(v_empty(slot(n_blocks - 1)));
-    store();
-    t += gridDim.x;
-    if (t >= tiles) return;
-    ++round;
-    ring += n_blocks;  // the next tile's block 0 is the ring's next slot
-    start_tile(t);
+    release(v_empty(last));
+    store(done, done_max, done_sum);
+    zero_o();
+    pack(p, s);
   }
 }

@@ -13,11 +13,11 @@
 // Baselines: cuDNN's fused SDPA (cuda/cudnn_sdpa.hpp, where cuDNN and cudnn-frontend are there),
 // then the unfused cuBLAS + softmax attention, timed beside it.
 //
-// Kernel arguments: const T* Q, const T* K, const T* V, T* O, float* LSE, int heads,
+// Kernel arguments: const T* Q, const T* K, const T* V, T* O, float* LSE, int batch, int heads,
 // int kv_heads, int seqlen_q, int seqlen_kv, float scale_log2 (the scale times log2(e)), then
-// split-KV's workspace, float* partials and unsigned* arrivals (below); Q, K and V are replaced by
-// their TMA descriptors (4-D, one head of one batch a box) where the config names them in
-// "tensor_maps". A kernel that splits no sequence declares no workspace parameters.
+// split-KV's workspace, float* partials and unsigned* arrivals (below; attention_wgmma's persistent
+// grid draws its tiles from the first arrival counter); Q, K and V are replaced by their TMA
+// descriptors (4-D, one head of one batch a box) where the config names them in "tensor_maps".
 #include <fmt/format.h>
 
 #include <cmath>
@@ -61,7 +61,7 @@ int64_t lse_floats(const AttentionShape& s) { return s.batch * s.heads * s.seqle
 
 // Split-KV's workspace (configs bound what a candidate may use with the context names
 // splitkv_partial_bytes and splitkv_counters): each split's normalized O and logsumexp in fp32,
-// and per-query-tile arrival counters that are zero at every launch.
+// and per-query-tile arrival counters that are zero at every launch (and must be left zero).
 constexpr int64_t kSplitKvPartialBytes = 32 << 20;
 constexpr int64_t kSplitKvCounters = 1 << 16;
 
@@ -125,13 +125,15 @@ class AttentionWorkload : public Workload {
   }
 
   std::vector<void*> kernel_args(const std::vector<TensorMapSpec>& tensor_maps) override {
+    batch_ = static_cast<int>(shape_.batch);
     heads_ = static_cast<int>(shape_.heads);
     kv_heads_ = static_cast<int>(shape_.kv_heads);
     seqlen_q_ = static_cast<int>(shape_.seqlen_q);
     seqlen_kv_ = static_cast<int>(shape_.seqlen_kv);
     scale_log2_ = static_cast<float>(shape_.scale * 1.4426950408889634);
-    std::vector<void*> args = {&q_,        &k_,         &v_,          &o_,        &lse_,     &heads_,
-                               &kv_heads_, &seqlen_q_, &seqlen_kv_, &scale_log2_, &partials_, &arrivals_};
+    std::vector<void*> args = {&q_,         &k_,       &v_,        &o_,          &lse_,      &batch_,
+                               &heads_,     &kv_heads_, &seqlen_q_, &seqlen_kv_, &scale_log2_, &partials_,
+                               &arrivals_};
     maps_.assign(tensor_maps.size(), CUtensorMap{});
     for (size_t i = 0; i < tensor_maps.size(); ++i) {
       const TensorMapSpec& t = tensor_maps[i];
@@ -165,6 +167,8 @@ class AttentionWorkload : public Workload {
       out.push_back({"cudnn", fmt::format("cuDNN {} fused SDPA forward ({}, {})", cuda::cudnn_version_text(), dtype_,
                                           cudnn_.sdpa->engine())});
     out.push_back({"cublas", unfused_.name()});
+    // Without cuDNN the unfused attention is the yardstick, and the results say why.
+    if (!cudnn_.sdpa) out.push_back({"cudnn", "cuDNN fused SDPA forward", true, cudnn_.why_not});
     return out;
   }
   void run_baseline(size_t which) override {
@@ -186,7 +190,7 @@ class AttentionWorkload : public Workload {
   ErrorStats unfused_error_, unfused_lse_error_;
   void *q_ = nullptr, *k_ = nullptr, *v_ = nullptr, *o_ = nullptr, *partials_ = nullptr, *arrivals_ = nullptr;
   float *lse_ = nullptr, *ref_o_ = nullptr, *ref_lse_ = nullptr;
-  int heads_ = 0, kv_heads_ = 0, seqlen_q_ = 0, seqlen_kv_ = 0;
+  int batch_ = 0, heads_ = 0, kv_heads_ = 0, seqlen_q_ = 0, seqlen_kv_ = 0;
   float scale_log2_ = 0;
   std::vector<CUtensorMap> maps_;
 

@@ -1,8 +1,9 @@
 // The attention family on the GPU: every default sweep's candidates (spread over every value of
 // every tunable) against the fp32 reference on ragged sequence lengths (not multiples of any
-// block), grouped-query heads, causal masks, both layouts, every head_dim and dtype, split KV, each on fresh
-// random inputs with poisoned outputs; every baseline runs. And a planted kernel whose causal mask
-// is off by one key is rejected, while the same kernel with the mask right passes.
+// block), grouped-query heads, causal masks, both layouts, every head_dim and dtype, split KV and
+// persistent grids with more tiles than SMs, each on fresh random inputs with poisoned outputs;
+// every baseline runs. And a planted kernel whose causal mask is off by one key is rejected, while
+// the same kernel with the mask right passes.
 #include <fmt/format.h>
 
 #include "families/family.hpp"
@@ -36,6 +37,10 @@ TEST(AttentionGpu, MatchesTheReferenceOnRaggedGroupedCausalShapesEveryDtypeAndHe
     problems.push_back(attention(1, 2, 1, 129, 129, 256, true, "bshd", dtype));   // head_dim 256
     problems.push_back(attention(1, 2, 2, 513, 77, 128, false, "bhsd", dtype));   // fewer keys than queries
     problems.push_back(attention(2, 4, 1, 5, 3001, 64, true, "bshd", dtype));     // a few rows, long KV: split
+    // More tiles than SMs, so persistent grids run several tiles a block, across tile boundaries
+    // (tiles of one key block among them, causal) with the next tile's first scores in flight.
+    problems.push_back(attention(3, 8, 2, 1000, 1000, 128, true, "bhsd", dtype));
+    problems.push_back(attention(2, 16, 16, 777, 777, 64, false, "bshd", dtype));
   }
   SweepCheck c = check_default_sweeps("attention", problems);
   EXPECT_TRUE(c.configs.count("attention_mma"));
@@ -45,6 +50,12 @@ TEST(AttentionGpu, MatchesTheReferenceOnRaggedGroupedCausalShapesEveryDtypeAndHe
   int split_runs = 0;
   for (const SweepCheck::Ran& r : c.ran) split_runs += r.params.count("SPLITS") && r.params.at("SPLITS") > 1;
   EXPECT_GE(split_runs, 4);
+  if (c.arch >= 90) {
+    int across_tiles = 0;  // persistent attention_wgmma with two Q stages: pipelined over tiles
+    for (const SweepCheck::Ran& r : c.ran)
+      across_tiles += r.params.count("Q_STAGES") && r.params.at("Q_STAGES") == 2 && r.params.at("PERSISTENT") == 1;
+    EXPECT_GE(across_tiles, 4);
+  }
 }
 
 // One thread per query row, fp32 throughout: slow and plain, right when OFF_BY_ONE is 0. With 1,
@@ -53,8 +64,8 @@ std::string naive_attention(int off_by_one) {
   return fmt::format(R"(
     #include <cuda_fp16.h>
     extern "C" __global__ void naive_attention(const __half* q, const __half* k, const __half* v, __half* o,
-                                               float* lse, int heads, int kv_heads, int seqlen_q, int seqlen_kv,
-                                               float scale_log2) {{
+                                               float* lse, int batches, int heads, int kv_heads, int seqlen_q,
+                                               int seqlen_kv, float scale_log2) {{
       const int D = 64;
       int row = blockIdx.x * blockDim.x + threadIdx.x, head = blockIdx.y, batch = blockIdx.z;
       if (row >= seqlen_q) return;
