@@ -11,15 +11,21 @@
 // families/attention.cpp encodes them). Every tile sees at least one key (the family requires
 // seqlen_kv >= seqlen_q under a causal mask).
 //
-// Tunables: BLOCK_N (keys per step: 64, 128, 160, 176 or 192, the N of the QKᵀ wgmma; the larger
-// steps spread each step's fixed cost over more keys), CONSUMERS (warpgroups, each owning 64
-// query rows: 1 to 3; three leave each 160 registers, enough for head_dim 64), STAGES (depth of
+// Tunables: BLOCK_N (keys per step: 64, 80, 128, 160, 176 or 192, the N of the QKᵀ wgmma; the
+// larger steps spread each step's fixed cost over more keys; 80 is the largest whose two K/V
+// stages fit beside a head_dim-256 Q tile), CONSUMERS (warpgroups, each owning 64
+// query rows: 1 to 3; three leave each 160 registers, enough for head_dim 64, or 128 without
+// OVERLAP), STAGES (depth of
 // the K/V ring, 2 or 3), PINGPONG (1, with two consumers: they take turns issuing their wgmma, so
 // one's softmax runs while the other's matrix products do), Q_STAGES (Q tiles: 2 lets a
 // persistent block load the next tile's Q while this tile's last products still read its own, and
 // its consumers then run across the tile boundary without draining: the next tile's first scores
 // are issued with this tile's last P·V, their softmax runs under it, and this tile's output is
-// written while the other consumer's products run).
+// written while the other consumer's products run), OVERLAP (1: a consumer issues block n's QKᵀ
+// with block n-1's P·V and runs block n's softmax under that P·V, so it holds both blocks'
+// registers; 0: it runs its blocks one step after another, leaving the tensor cores to the other
+// consumers meanwhile, which frees the registers for three consumers at head_dim 128 and 128 keys
+// a step: 192 query rows share each K/V tile, a third less traffic from L2 per row than 128).
 // Persistence is the launch's (configs/attention_wgmma.json's PERSISTENT): with fewer blocks than
 // tiles each block runs several, the next one's loads under this one's end.
 //
@@ -40,8 +46,8 @@
 #include "tma.cuh"
 #include "wgmma.cuh"
 
-template <typename T, int HEAD_DIM, int BLOCK_N, int CONSUMERS, int STAGES, int Q_STAGES, int PINGPONG, int CAUSAL,
-          int BSHD>
+template <typename T, int HEAD_DIM, int BLOCK_N, int CONSUMERS, int STAGES, int Q_STAGES, int PINGPONG, int OVERLAP,
+          int CAUSAL, int BSHD>
 __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     ktune_attention_wgmma(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ CUtensorMap tmK,
                           const __grid_constant__ CUtensorMap tmV, T* __restrict__ o, float* __restrict__ lse,
@@ -63,10 +69,12 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   constexpr int CONSUMER_REGS_FIT = (ENTRY_REGS * (CONSUMERS + 1) - PRODUCER_REGS) / CONSUMERS / 8 * 8;
   constexpr int CONSUMER_REGS = CONSUMER_REGS_FIT < 240 ? CONSUMER_REGS_FIT : 240;
   static_assert(sizeof(T) == 2, "fp16 or bf16");
-  static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 160 || BLOCK_N == 176 || BLOCK_N == 192,
+  static_assert(BLOCK_N == 64 || BLOCK_N == 80 || BLOCK_N == 128 || BLOCK_N == 160 || BLOCK_N == 176 ||
+                    BLOCK_N == 192,
                 "the QK^T wgmma's N");
   static_assert(HEAD_DIM == 64 || HEAD_DIM == 128 || HEAD_DIM == 256, "the PV wgmma's N");
   static_assert(!PINGPONG || CONSUMERS == 2, "pingpong takes two consumers");
+  static_assert(OVERLAP || Q_STAGES == 1, "two Q stages pipeline the overlapped loop across tiles");
 
   extern __shared__ unsigned char smem_raw[];
   // The tiles start on the 1024-byte swizzle period; the mbarriers follow them (the launch adds
@@ -86,16 +94,19 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   const auto v_empty = [&](int s) { return kv_bars + 8 * (3 * STAGES + s); };
   // The number of the tile each Q stage holds (-1: the block has no more), written by the producer
   // before it completes the stage's q_full, so a consumer's wait on q_full also orders its read.
-  volatile int* tile_ids = reinterpret_cast<volatile int*>(smem_raw + (kv_bars + 8 * 4 * STAGES - smem_addr(smem_raw)));
+  volatile int* tile_ids =
+      reinterpret_cast<volatile int*>(smem_raw + (kv_bars + 8 * 4 * STAGES - smem_addr(smem_raw)));
 
-  // Tiles: BLOCK_M query rows of one head of one batch, numbered batch by batch and within a batch
-  // with the longest causal rows first, heads fastest (blocks running together share their heads'
-  // K and V in L2). Block x takes tile x first. With a block per tile that is all; a persistent
-  // grid (a block per SM) then draws tiles gridDim.x, gridDim.x + 1, ... from a counter, each
-  // block's producer taking the next as it finishes loading a tile, so blocks that drew short
-  // causal tiles draw more, and the producer loads the next tile's Q, K and V while the consumers
-  // finish this one's and write its output. The K/V ring runs on over tile boundaries: `ring`
-  // counts the key blocks a block consumed before the tile.
+  // Tiles: BLOCK_M query rows of one head of one batch, numbered batch by batch; within a batch,
+  // causal tiles go longest rows first, heads fastest (the blocks drawing the last tiles get short
+  // ones), the others head by head, rows fastest (the blocks running together then share a few
+  // heads' K and V in L2; at 4096 tokens, with a wave spread over every head, ncu's DRAM rate times
+  // the duration came to about 2.9 times cuDNN's traffic). Block x takes tile x first. With a block
+  // per tile that is all; a persistent grid (a block per SM) then draws tiles gridDim.x,
+  // gridDim.x + 1, ... from a counter, each block's producer taking the next as it finishes loading
+  // a tile, so blocks that drew short causal tiles draw more, and the producer loads the next
+  // tile's Q, K and V while the consumers finish this one's and write its output. The K/V ring runs
+  // on over tile boundaries: `ring` counts the key blocks a block consumed before the tile.
   const int diagonal = seqlen_kv - seqlen_q;
   const int m_blocks = cdiv(seqlen_q, BLOCK_M);
   const int batch_tiles = m_blocks * heads;
@@ -107,8 +118,8 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     Tile tile;
     tile.batch = t / batch_tiles;
     t %= batch_tiles;
-    tile.m0 = (m_blocks - 1 - t / heads) * BLOCK_M;
-    tile.head = t % heads;
+    tile.m0 = (m_blocks - 1 - (CAUSAL ? t / heads : t % m_blocks)) * BLOCK_M;
+    tile.head = CAUSAL ? t % heads : t / m_blocks;
     tile.kv_head = tile.head / (heads / kv_heads);
     const int n_end = CAUSAL ? min(seqlen_kv, tile.m0 + BLOCK_M + diagonal) : seqlen_kv;
     tile.n_blocks = n_end > 0 ? cdiv(n_end, BLOCK_N) : 0;
@@ -394,6 +405,39 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     softmax_of(s, 0);
     pack(p, s);
   };
+  if constexpr (!OVERLAP) {
+    // Each block's scores, softmax and P·V in turn, the consumer waiting for its own products.
+    for (int t = tile_of_round(0); t >= 0; t = tile_of_round(++round)) {
+      zero_o();
+      begin_tile(t);
+      for (int n = 0; n < tile.n_blocks; ++n) {
+        wait_k(n);
+        my_turn();
+        wgmma_fence();
+        issue_scores(s, slot(n));
+        wgmma_commit();
+        pass_turn();
+        wgmma_wait<0>();
+        fence_accumulators(s);
+        scores_retired(n);
+        softmax_of(s, n);
+        rescale_o();
+        pack(p, s);
+        wait_v(n);
+        my_turn();
+        wgmma_fence();
+        issue_pv(p, slot(n));
+        wgmma_commit();
+        pass_turn();
+        wgmma_wait<0>();
+        fence_accumulators(acc_o);
+        release(v_empty(slot(n)));
+      }
+      store(tile, row_max, row_sum);
+      ring += tile.n_blocks;
+    }
+    return;
+  }
   const int first = tile_of_round(0);
   if (first < 0) return;
   start_tile(first);

@@ -53,6 +53,7 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
 #define KTUNE_WGMMA_D64                                                             \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
   "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define KTUNE_WGMMA_D80 KTUNE_WGMMA_D64 ", %32, %33, %34, %35, %36, %37, %38, %39"
 #define KTUNE_WGMMA_D128                                                            \
   KTUNE_WGMMA_D64                                                                   \
   ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, "   \
@@ -81,6 +82,7 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
   C(d[(i)]), C(d[(i) + 1]), C(d[(i) + 2]), C(d[(i) + 3]), C(d[(i) + 4]), C(d[(i) + 5]), C(d[(i) + 6]), C(d[(i) + 7])
 #define KTUNE_WGMMA_ACC32(C, i) \
   KTUNE_WGMMA_ACC8(C, i), KTUNE_WGMMA_ACC8(C, (i) + 8), KTUNE_WGMMA_ACC8(C, (i) + 16), KTUNE_WGMMA_ACC8(C, (i) + 24)
+#define KTUNE_WGMMA_ACC40(C) KTUNE_WGMMA_ACC32(C, 0), KTUNE_WGMMA_ACC8(C, 32)
 #define KTUNE_WGMMA_ACC64(C) KTUNE_WGMMA_ACC32(C, 0), KTUNE_WGMMA_ACC32(C, 32)
 #define KTUNE_WGMMA_ACC80(C) KTUNE_WGMMA_ACC64(C), KTUNE_WGMMA_ACC8(C, 64), KTUNE_WGMMA_ACC8(C, 72)
 #define KTUNE_WGMMA_ACC88(C) \
@@ -96,12 +98,14 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
                : ACC                                                                          \
                : "l"(desc_a), "l"(desc_b), "n"(SCALE_D), "n"(TRANS_A), "n"(TRANS_B)           \
                : "memory")
-// The N the kernels use (160, 176 and 192: attention's key blocks); the operand numbers follow the N/2
+// The N the kernels use (80, 160, 176 and 192: attention's key blocks); the operand numbers follow the N/2
 // accumulator registers.
 #define KTUNE_WGMMA_EACH_N(KDIM, TYPES, SCALES, C)                                            \
   {                                                                                            \
     if constexpr (N == 64)                                                                     \
       KTUNE_WGMMA_FORM(64, KDIM, TYPES, KTUNE_WGMMA_D64, "%32, %33, " SCALES(34, 35, 36), KTUNE_WGMMA_ACC32(C, 0)); \
+    else if constexpr (N == 80)                                                                \
+      KTUNE_WGMMA_FORM(80, KDIM, TYPES, KTUNE_WGMMA_D80, "%40, %41, " SCALES(42, 43, 44), KTUNE_WGMMA_ACC40(C));    \
     else if constexpr (N == 128)                                                               \
       KTUNE_WGMMA_FORM(128, KDIM, TYPES, KTUNE_WGMMA_D128, "%64, %65, " SCALES(66, 67, 68), KTUNE_WGMMA_ACC64(C));  \
     else if constexpr (N == 160)                                                               \
@@ -122,8 +126,8 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
 template <Kind KIND, int N, int TRANS_A, int TRANS_B, int SCALE_D = 1>
 __device__ __forceinline__ void wgmma(float (&d)[N / 2], unsigned long long desc_a,
                                       unsigned long long desc_b) {
-  static_assert(N == 64 || N == 128 || N == 160 || N == 176 || N == 192 || N == 256,
-                "wgmma N: 64, 128, 160, 176, 192 or 256");
+  static_assert(N == 64 || N == 80 || N == 128 || N == 160 || N == 176 || N == 192 || N == 256,
+                "wgmma N: 64, 80, 128, 160, 176, 192 or 256");
   static_assert(KIND == Kind::f16 || KIND == Kind::bf16 || (TRANS_A == 0 && TRANS_B == 0),
                 "tf32 and e4m3 wgmma read K-major operands only");
 #define KTUNE_WGMMA_EACH_KIND(C)                                                   \
@@ -184,6 +188,7 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[N / 2], const unsigned (&a)[
 #undef KTUNE_WGMMA_ACC88
 #undef KTUNE_WGMMA_ACC80
 #undef KTUNE_WGMMA_ACC64
+#undef KTUNE_WGMMA_ACC40
 #undef KTUNE_WGMMA_ACC32
 #undef KTUNE_WGMMA_ACC8
 #undef KTUNE_WGMMA_D256
@@ -191,6 +196,7 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[N / 2], const unsigned (&a)[
 #undef KTUNE_WGMMA_D176
 #undef KTUNE_WGMMA_D160
 #undef KTUNE_WGMMA_D128
+#undef KTUNE_WGMMA_D80
 #undef KTUNE_WGMMA_D64
 
 
