@@ -25,9 +25,7 @@
 // with block n-1's P·V and runs block n's softmax under that P·V, so it holds both blocks'
 // registers; 0: it runs its blocks one step after another, leaving the tensor cores to the other
 // consumers meanwhile, which frees the registers for three consumers at head_dim 128 and 128 keys
-// a step: 192 query rows share each K/V tile, a third less traffic from L2 per row than 128),
-// PREFETCH (key blocks of the block's next tile, and its Q, fetched into L2 as this tile's loads
-// begin: 0 or 2).
+// a step: 192 query rows share each K/V tile, a third less traffic from L2 per row than 128).
 // Persistence is the launch's (configs/attention_wgmma.json's PERSISTENT): with fewer blocks than
 // tiles each block runs several, the next one's loads under this one's end.
 //
@@ -49,7 +47,7 @@
 #include "wgmma.cuh"
 
 template <typename T, int HEAD_DIM, int BLOCK_N, int CONSUMERS, int STAGES, int Q_STAGES, int PINGPONG, int OVERLAP,
-          int PREFETCH, int CAUSAL, int BSHD>
+          int CAUSAL, int BSHD>
 __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     ktune_attention_wgmma(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ CUtensorMap tmK,
                           const __grid_constant__ CUtensorMap tmV, T* __restrict__ o, float* __restrict__ lse,
@@ -162,25 +160,10 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
           tma_load_4d(dst + p * rows * 128, map, bar, p * 64, row0, h, batch);
       }
     };
-    // The same boxes into L2 only.
-    const auto prefetch = [&](const CUtensorMap* map, int row0, int h, int batch) {
-#pragma unroll
-      for (int p = 0; p < PANELS; ++p) {
-        if (BSHD)
-          tma_prefetch_4d(map, p * 64, h, row0, batch);
-        else
-          tma_prefetch_4d(map, p * 64, row0, h, batch);
-      }
-    };
     // The counter (tile_counter[0]) counts the tiles drawn, tile_counter[1] the blocks done
-    // drawing: the last of them leaves both zero for the next launch. With PREFETCH the producer
-    // draws a tile ahead and, as it starts loading a tile, has L2 fetch the next one's Q and first
-    // key blocks: a tile's first loads otherwise wait for DRAM (a new head's K and V) with the ring
-    // only a block ahead of the consumers, which at 512 tokens is once every four blocks.
+    // drawing: the last of them leaves both zero for the next launch.
     const bool drawn = gridDim.x < tiles;
-    const auto draw = [&] { return drawn ? static_cast<int>(gridDim.x + atomicAdd(tile_counter, 1u)) : tiles; };
     int ring = 0;
-    int upcoming = PREFETCH ? draw() : tiles;
     for (int t = blockIdx.x, round = 0;; ++round) {
       const int q_stage = round % Q_STAGES;
       mbar_wait(q_empty(q_stage), ((round / Q_STAGES) & 1) ^ 1);  // the consumers are done with its last Q
@@ -192,14 +175,6 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
       const Tile tile = tile_at(t);
       mbar_arrive_expect_tx(q_full(q_stage), TILE_M_BYTES);
       load(q_smem + q_stage * TILE_M_BYTES, &tmQ, q_full(q_stage), BLOCK_M, tile.m0, tile.head, tile.batch);
-      if (PREFETCH && upcoming < tiles) {
-        const Tile next = tile_at(upcoming);
-        prefetch(&tmQ, next.m0, next.head, next.batch);
-        for (int n = 0; n < PREFETCH && n < next.n_blocks; ++n) {
-          prefetch(&tmK, n * BLOCK_N, next.kv_head, next.batch);
-          prefetch(&tmV, n * BLOCK_N, next.kv_head, next.batch);
-        }
-      }
       for (int n = 0; n < tile.n_blocks; ++n, ++ring) {
         const int s = ring % STAGES;
         const unsigned lap = ((ring / STAGES) & 1) ^ 1;
@@ -210,12 +185,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
         mbar_arrive_expect_tx(v_full(s), TILE_N_BYTES);
         load(v_smem + s * TILE_N_BYTES, &tmV, v_full(s), BLOCK_N, n * BLOCK_N, tile.kv_head, tile.batch);
       }
-      if (PREFETCH) {
-        t = upcoming;
-        if (t < tiles) upcoming = draw();
-      } else {
-        t = draw();
-      }
+      t = drawn ? gridDim.x + static_cast<int>(atomicAdd(tile_counter, 1u)) : tiles;
     }
     // Every block increments the second counter after its last draw, so the last to do so knows
     // no draw is left.

@@ -38,15 +38,6 @@ __device__ __forceinline__ void tma_load_4d(unsigned dst, const CUtensorMap* map
       : "memory");
 }
 
-// The box at these coordinates into L2 only (no shared memory, no barrier): a load to come, its
-// DRAM latency paid ahead of time.
-__device__ __forceinline__ void tma_prefetch_4d(const CUtensorMap* map, int c0, int c1, int c2, int c3) {
-  asm volatile("cp.async.bulk.prefetch.tensor.4d.L2.global.tile [%0, {%1, %2, %3, %4}];\n" ::"l"(
-                   reinterpret_cast<unsigned long long>(map)),
-               "r"(c0), "r"(c1), "r"(c2), "r"(c3)
-               : "memory");
-}
-
 // The same box into the same shared offset of every CTA in `mask`, completing the mbarrier at the
 // same offset in each of them.
 __device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const CUtensorMap* map,
