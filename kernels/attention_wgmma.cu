@@ -340,7 +340,10 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   };
 
   // A finished tile's output: O / sum and the row logsumexp, from its row statistics (the
-  // running maximum and this thread's part of the sum).
+  // running maximum and this thread's part of the sum). A quad of threads holds a row's columns
+  // in 4-byte pairs, 8 apart; transposed within the quad (quad_transpose), each thread holds 8
+  // consecutive columns and stores them as 16 bytes, so each row's stores fill whole 32-byte
+  // sectors (the 4-byte stores wrote half sectors: ncu counted half of O's sectors as excess).
   const Strides qs = strides<BSHD, HEAD_DIM>(heads, seqlen_q);
   auto store = [&](const Tile& done, const float (&done_max)[2], const float (&done_sum)[2]) {
     T* o_base = o + done.batch * qs.batch + done.head * qs.head + done.m0 * qs.row;
@@ -351,13 +354,21 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
       sum += __shfl_xor_sync(0xffffffffu, sum, 2);
       const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
       const int local = my_row + h * 8;
-      if (done.m0 + local >= seqlen_q) continue;
-      T* out = o_base + local * qs.row + 2 * (lane % 4);
+      const bool in_rows = done.m0 + local < seqlen_q;  // every lane shuffles; only these store
+      T* out = o_base + local * qs.row;
 #pragma unroll
-      for (int j = 0; j < HEAD_DIM / 8; ++j)
-        *reinterpret_cast<unsigned*>(out + 8 * j) =
-            pack2<T>(acc_o[4 * j + 2 * h] * inv, acc_o[4 * j + 2 * h + 1] * inv);
-      if (lane % 4 == 0)
+      for (int g = 0; g < HEAD_DIM / 32; ++g) {
+        unsigned x[4];  // columns 8 (4g + k) + 2 (lane % 4), two of them a register
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          const int j = 4 * g + k;
+          x[k] = pack2<T>(acc_o[4 * j + 2 * h] * inv, acc_o[4 * j + 2 * h + 1] * inv);
+        }
+        quad_transpose(x, lane % 4);  // now columns 8 (4g + lane % 4) to + 7
+        if (in_rows)
+          *reinterpret_cast<uint4*>(out + 8 * (4 * g + lane % 4)) = make_uint4(x[0], x[1], x[2], x[3]);
+      }
+      if (in_rows && lane % 4 == 0)
         lse[((long long)done.batch * heads + done.head) * seqlen_q + done.m0 + local] = row_lse(done_max[h], sum);
     }
   };
