@@ -182,6 +182,10 @@ if stage attention; then
     > "$out/logs/torch-$suite.log" 2>&1
   say "torch-$suite: exit $?, $(elapsed "$t0") s wall"
   cat "$out/logs/torch-$suite.log" >> "$summary"
+  # ktune's timing of cuDNN against PyTorch's, problem by problem (an independent timer).
+  python3 scripts/attention_timer_check.py "$out/results/bench-$suite.json" "$out/results/torch-$suite.json" \
+    > "$out/results/attention-timer-check-$suite.txt" 2>&1
+  tail -n 2 "$out/results/attention-timer-check-$suite.txt" | tee -a "$summary"
 fi
 
 # Issue 3's suites: each `ktune bench` tunes every problem it has no cached winner for, then
