@@ -107,8 +107,10 @@ def main():
                 cells.append(f"{name} n/a")
         print(f"{r['problem']:<40} " + " | ".join(cells))
         sys.stdout.flush()
-    if args.json:
-        json.dump(results, open(args.json, "w"), indent=1)
+        # Rewritten after every problem: a run cut off by a call's time limit keeps what it measured.
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(results, f, indent=1)
 
 
 if __name__ == "__main__":
