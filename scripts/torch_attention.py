@@ -95,6 +95,10 @@ def main():
     for p in problems:
         r = run_problem(p)
         results.append(r)
+        # Rewritten after every problem: a run cut off by a call's time limit keeps what it measured.
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(results, f, indent=1)
         if "skipped" in r:
             print(f"{r['problem']:<40} skipped: {r['skipped']}")
             continue
@@ -107,10 +111,6 @@ def main():
                 cells.append(f"{name} n/a")
         print(f"{r['problem']:<40} " + " | ".join(cells))
         sys.stdout.flush()
-        # Rewritten after every problem: a run cut off by a call's time limit keeps what it measured.
-        if args.json:
-            with open(args.json, "w") as f:
-                json.dump(results, f, indent=1)
 
 
 if __name__ == "__main__":
