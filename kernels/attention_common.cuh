@@ -62,29 +62,22 @@ __device__ __forceinline__ unsigned pack2<__nv_bfloat16>(float lo, float hi) {
   return *reinterpret_cast<unsigned*>(&h);
 }
 
+// With the lane `dist` away (its pair's other half): the lower lane of the pair gives `hi` and
+// takes the upper one's `lo` in its place; the upper gives `lo` and takes the lower's `hi`.
+__device__ __forceinline__ void pair_exchange(unsigned& lo, unsigned& hi, bool upper, int dist) {
+  const unsigned got = __shfl_xor_sync(0xffffffffu, upper ? lo : hi, dist);
+  (upper ? lo : hi) = got;
+}
+
 // A 4x4 transpose of 32-bit values among the four lanes of a quad (lanes 4i to 4i + 3; q is the
-// lane's index in it): lane q's x[k] becomes lane k's x[q]. Two exchanges, each swapping the
-// halves of 2x2 blocks. Every lane of the warp must take part.
+// lane's index in it): lane q's x[k] becomes lane k's x[q]. Neighbouring lanes swap the
+// off-diagonal halves of their 2x2 blocks, then lanes two apart swap whole blocks. Every lane of
+// the warp must take part.
 __device__ __forceinline__ void quad_transpose(unsigned (&x)[4], int q) {
-  const bool odd = q & 1, high = q & 2;
-  const unsigned a = __shfl_xor_sync(0xffffffffu, odd ? x[0] : x[1], 1);
-  const unsigned b = __shfl_xor_sync(0xffffffffu, odd ? x[2] : x[3], 1);
-  if (odd) {
-    x[0] = a;
-    x[2] = b;
-  } else {
-    x[1] = a;
-    x[3] = b;
-  }
-  const unsigned c = __shfl_xor_sync(0xffffffffu, high ? x[0] : x[2], 2);
-  const unsigned d = __shfl_xor_sync(0xffffffffu, high ? x[1] : x[3], 2);
-  if (high) {
-    x[0] = c;
-    x[1] = d;
-  } else {
-    x[2] = c;
-    x[3] = d;
-  }
+  pair_exchange(x[0], x[1], q & 1, 1);
+  pair_exchange(x[2], x[3], q & 1, 1);
+  pair_exchange(x[0], x[2], q & 2, 2);
+  pair_exchange(x[1], x[3], q & 2, 2);
 }
 
 // Element strides of the attention tensors in either layout (src/families/attention_shape.hpp).
