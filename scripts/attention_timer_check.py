@@ -13,22 +13,7 @@ import math
 import statistics
 import sys
 
-
-def torch_key(problem):
-    """The problem as scripts/torch_attention.py names it."""
-    d = problem["dims"]
-    text = f"b{d['batch']} h{d['heads']}"
-    if d["kv_heads"] != d["heads"]:
-        text += f"/{d['kv_heads']}"
-    text += f" s{d['seqlen']}"
-    if d["seqlen_kv"] != d["seqlen"]:
-        text += f"x{d['seqlen_kv']}"
-    text += f" d{d['head_dim']} {problem['dtype']}"
-    if problem.get("causal") == "yes":
-        text += " causal"
-    if problem.get("layout", "bhsd") == "bshd":
-        text += " bshd"
-    return text
+from attention_names import problem_text
 
 
 def median_ms(records, role, source):
@@ -46,7 +31,7 @@ def main():
     diffs, ours_vs_ktune_cudnn, ours_vs_torch_cudnn = [], [], []
     print(f"{'problem':40} {'ktune':>8} {'cuDNN':>8} {'torch':>8} {'diff':>7} {'vs cuDNN':>9} {'vs torch':>9}")
     for p in bench["problems"]:
-        key = torch_key(p["problem"])
+        key = problem_text(p["problem"])
         ours = median_ms(p["records"], "candidate", "ktune")
         cudnn = median_ms(p["records"], "baseline", "cudnn")
         t = torch.get(key, {}).get("backends", {}).get("cudnn", {}).get("ms")

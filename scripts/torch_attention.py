@@ -19,27 +19,14 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from triton.testing import do_bench
 
+from attention_names import problem_text
+
 DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16}
 BACKENDS = {
     "cudnn": SDPBackend.CUDNN_ATTENTION,
     "flash": SDPBackend.FLASH_ATTENTION,
     "efficient": SDPBackend.EFFICIENT_ATTENTION,
 }
-
-
-def problem_text(p):
-    text = f"b{p['batch']} h{p['heads']}"
-    if p.get("kv_heads", p["heads"]) != p["heads"]:
-        text += f"/{p['kv_heads']}"
-    text += f" s{p['seqlen']}"
-    if p.get("seqlen_kv", p["seqlen"]) != p["seqlen"]:
-        text += f"x{p['seqlen_kv']}"
-    text += f" d{p['head_dim']} {p.get('dtype', 'fp16')}"
-    if p.get("causal", "no") == "yes":
-        text += " causal"
-    if p.get("layout", "bhsd") == "bshd":
-        text += " bshd"
-    return text
 
 
 def run_problem(p):
