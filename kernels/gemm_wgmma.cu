@@ -10,10 +10,13 @@
 //   A: M×K, row-major (K contiguous) when A_ROW_MAJOR, else column-major (M contiguous).
 //   B: K×N, row-major (N contiguous) when B_ROW_MAJOR, else column-major (K contiguous).
 // wgmma reads 32-bit and 8-bit operands from shared memory K-major only. fp8 takes A row-major
-// and B column-major (cuBLASLt's fp8 takes that layout alone, too). A float operand that is
-// M/N-major in memory (A column-major, B row-major) is transposed in shared memory on its way in:
-// TMA lands it in a second ring as it lies, and three warps of the producer warpgroup rewrite
-// each stage K-major into the ring wgmma reads (see "Transposing" below).
+// and B column-major (cuBLASLt's fp8 takes that layout alone, too). Float operands that are
+// M/N-major in memory (A column-major, B row-major) take wgmma's A from registers, which any
+// layout can fill (see "Registers" below): A column-major is read into registers; with both
+// row-major the roles swap (B's tile is wgmma's A, and the consumer computes its part of Cᵀ);
+// with A column-major and B row-major, B is also transposed in shared memory on its way in (TMA
+// lands it in a second ring as it lies, and three warps of the producer warpgroup rewrite each
+// stage K-major into the ring wgmma reads: "Transposing" below).
 //
 // Arguments (tmA, tmB, C, M, N, K, tmC, scale_a, scale_b, partials, arrivals): tmA, tmB and tmC are 2-D tensor maps
 // the host encodes (cuTensorMapEncodeTiled) over the whole operand, innermost (contiguous)
@@ -50,7 +53,7 @@
 //
 // Tunables (names as in configs/gemm_wgmma.json, which restates every constraint below):
 //   BLOCK_M        rows of the block tile: 64 or 128 per consumer warpgroup.
-//   BLOCK_N        columns of the block tile and the N of each wgmma: 64, 128, 192 or 256 (192:
+//   BLOCK_N        columns of the block tile and the N of each wgmma (the M with SWAP): 64, 128, 192 or 256 (192:
 //                  96 tiles of 128x192 fill 1536^2 where 128x256 leaves 60 of 132 SMs idle).
 //   BLOCK_K        k depth of one stage: one 128-byte swizzle row (64 16-bit, 32 float, 128 fp8).
 //   NUM_STAGES     depth of the shared-memory ring, >= 2.
@@ -102,7 +105,18 @@
 // memory (A row-major, B column-major) take wgmma's default layout; M/N-major ones (A
 // column-major, B row-major) set its transpose bit, which only 16-bit types allow.
 //
-// Transposing (float operands that are M/N-major in memory). A stage of such an operand arrives,
+// Registers (float operands that are M/N-major in memory). The tile arrives as TMA lands it, 32-row
+// panels of BLOCK_K k rows, and each consumer thread loads its fragment of each k-step (two
+// 16-byte loads for a pair of m64 slices) just before issuing that k-step's wgmma, one commit group
+// a k-step, into one of two fragment buffers: the group before runs meanwhile, and the buffer's
+// previous group has retired. The rows each thread holds are chosen for conflict-free loads
+// (fragment_row); the epilogue places them. Shared-memory traffic is then what wgmma reading the
+// tile itself would cost, where transposing it costs a second write and read of it. With both
+// operands row-major (rr, SWAP) wgmma's M runs over the B tile's BLOCK_N columns of C and its N
+// over the consumer's WG_M rows of A, so each thread holds 4 (2) consecutive columns of C at each
+// of its rows: 16-byte stores, straight (EPILOGUE 0) or through the staged tile (EPILOGUE 1).
+//
+// Transposing (B row-major with A column-major, TF32). A stage of such an operand arrives,
 // as a 16-bit M/N-major one would, in 32-wide panels of BLOCK_K rows, into a "raw" ring beside
 // the operand rings; its own mbarrier ("raw full") counts the bytes. Warps 1-3 of the producer
 // warpgroup wait for it, rewrite the stage K-major (rows of 32 k values, 128-byte swizzled: the
@@ -227,6 +241,90 @@ __device__ __forceinline__ void transpose_stage(unsigned raw, unsigned dst, int 
   }
 }
 
+// wgmma's A from registers (float operands, M-major in shared memory: see "Registers" above).
+// Which tile rows a thread's fragment rows stand for is free, as long as the epilogue knows: each
+// thread takes 4 consecutive rows for a pair of m64 slices (2 for a single slice), so that one
+// 16-byte (8-byte) load gives them at one k; a warp's rows are one 32-row panel (half of one),
+// dealt so that the loads of each quarter warp (half warp), whose lanes differ in k, hit distinct
+// 16-byte chunks under the tile's 128-byte swizzle (chunk c of k row k lies at c ^ (k % 8)).
+// pair_chunk: g's chunk of the warp's panel, chunks 0 and 4 for lanes g = 0, 1 (a quarter warp).
+// single_chunk: g's chunk of its warp's half panel, chunks c and c ^ 4 for g = 0-1 and 2-3.
+__device__ __forceinline__ int pair_chunk(int g) { return (g >> 1) | ((g & 1) << 2); }
+__device__ __forceinline__ int single_chunk(int warp, int g) {
+  return (2 * (warp & 1) + (g >> 2)) ^ (((g >> 1) & 1) << 2);
+}
+// The tile row (0 .. 64*MI-1) that accumulator row (slice mi, half h) of thread (warp, lane) is.
+template <int MI>
+__device__ __forceinline__ int fragment_row(int mi, int h, int warp, int lane) {
+  const int g = lane / 4;
+  if (mi < MI / 2 * 2) return 128 * (mi / 2) + 32 * warp + 4 * pair_chunk(g) + 2 * (mi % 2) + h;
+  return 64 * mi + 32 * (warp >> 1) + 4 * single_chunk(warp, g) + 2 * (g & 1) + h;
+}
+__device__ __forceinline__ uint4 ld_shared_u4(unsigned addr) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(addr)
+               : "memory");
+  return v;
+}
+__device__ __forceinline__ uint2 ld_shared_u2(unsigned addr) {
+  uint2 v;
+  asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];\n" : "=r"(v.x), "=r"(v.y) : "r"(addr) : "memory");
+  return v;
+}
+// The tf32 A fragments of k-step ks (k 8ks .. 8ks+7) of MI m64 slices from an M-major tile of
+// 32-row panels (32 k rows of 128 bytes each, 128-byte swizzled): f[mi] = rows (mi, 0) and
+// (mi, 1) at k 8ks + lane%4, then the same at k + 4 (wgmma's tf32 A layout).
+template <int MI>
+__device__ __forceinline__ void load_fragments(unsigned (&f)[MI][4], unsigned tile, int ks, int warp, int lane) {
+  constexpr int PANEL = 32 * SWIZZLE_ROW;
+  const int g = lane / 4;
+#pragma unroll
+  for (int kk = 0; kk < 2; ++kk) {
+    const int k = 8 * ks + lane % 4 + 4 * kk;
+    const unsigned row = tile + k * SWIZZLE_ROW;
+#pragma unroll
+    for (int p = 0; p < MI / 2; ++p) {
+      const uint4 v = ld_shared_u4(row + (4 * p + warp) * PANEL + ((pair_chunk(g) ^ (k & 7)) << 4));
+      f[2 * p][2 * kk] = v.x;
+      f[2 * p][2 * kk + 1] = v.y;
+      f[2 * p + 1][2 * kk] = v.z;
+      f[2 * p + 1][2 * kk + 1] = v.w;
+    }
+    if constexpr (MI % 2 == 1) {
+      const uint2 v = ld_shared_u2(row + (2 * (MI - 1) + (warp >> 1)) * PANEL +
+                                   ((single_chunk(warp, g) ^ (k & 7)) << 4) + 8 * (g & 1));
+      f[MI - 1][2 * kk] = v.x;
+      f[MI - 1][2 * kk + 1] = v.y;
+    }
+  }
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+    for (int r = 0; r < 4; ++r) asm volatile("" : "+r"(f[mi][r])::"memory");  // loaded here, before the fence
+}
+// Consecutive outputs of one row of C from column `col` on (`left` columns remain in the row):
+// one vector store when they are aligned and all in, else element by element.
+__device__ __forceinline__ void store_run(float* row, int col, int left, float4 v) {
+  if (left % 4 == 0 && col + 4 <= left) {
+    *reinterpret_cast<float4*>(row + col) = v;
+  } else {
+    const float x[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      if (col + i < left) row[col + i] = x[i];
+  }
+}
+__device__ __forceinline__ void store_run(float* row, int col, int left, float2 v) {
+  if (left % 2 == 0 && col + 2 <= left) {
+    *reinterpret_cast<float2*>(row + col) = v;
+  } else {
+    if (col < left) row[col] = v.x;
+    if (col + 1 < left) row[col + 1] = v.y;
+  }
+}
+
 // The work of one cluster, as (tile, k tiles [kt_begin, kt_end)) pieces, the same sequence for
 // the producer, the transposers and the consumers. Without STREAM_K: units (a tile, or one of
 // its SPLIT_K k slices) cluster, cluster + clusters, ...; with it: the cluster's equal share of
@@ -341,9 +439,20 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
   constexpr int OE = sizeof(OutT);
   constexpr int CHUNK = SWIZZLE_ROW / E;           // elements in one swizzle row
   constexpr int WG_M = BLOCK_M / NUM_CONSUMERS;    // rows of one consumer warpgroup
-  constexpr int MI = WG_M / 64;                    // m64 wgmma per k-step
+  // Float operands that are M/N-major in memory (see "Registers" above): with A column-major the
+  // consumers read A's tile into registers; with both row-major (SWAP) B's tile is wgmma's A, read
+  // into registers, and the consumer's rows of A's (K-major) tile its B, so the accumulators hold
+  // Cᵀ; with A column-major and B row-major, B is transposed in shared memory as well.
+  constexpr bool SWAP = E == 4 && A_ROW_MAJOR && B_ROW_MAJOR;
+  constexpr bool A_REGS = E == 4 && !A_ROW_MAJOR;
+  constexpr bool REGS = SWAP || A_REGS;            // wgmma's A from registers
+  constexpr bool TRANS_B = E == 4 && B_ROW_MAJOR && !A_ROW_MAJOR;
+  constexpr int WM = SWAP ? BLOCK_N : WG_M;        // wgmma's M extent per consumer (its rows)
+  constexpr int WN = SWAP ? WG_M : BLOCK_N;        // and its N
+  constexpr int MI = WM / 64;                      // m64 wgmma per k-step
   constexpr int KSTEPS = BLOCK_K * E / 32;         // k-steps per stage: each reads 32 bytes of K
-  constexpr int ACC = BLOCK_N / 2;                 // fp32 accumulators per thread per m64
+  constexpr int ACC = WN / 2;                      // fp32 accumulators per thread per m64
+  constexpr int FRAG_REGS = REGS ? 2 * MI * 4 : 0;  // A fragments, two k-steps' worth
   constexpr int A_STAGE = BLOCK_M * BLOCK_K * E;
   constexpr int B_STAGE = BLOCK_N * BLOCK_K * E;
   constexpr int PANEL = BLOCK_K * SWIZZLE_ROW;     // one CHUNK-wide M/N panel of an M/N-major tile
@@ -352,14 +461,10 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
   constexpr int C_PANELS = BLOCK_N / C_PANEL_COLS;  // column panels of one consumer's C tile
   // One consumer's share of the C staging memory: its whole tile (EPILOGUE 1) or two panels.
   constexpr int C_WG_TILE = EPILOGUE == 2 ? 2 * C_PANEL : WG_M * BLOCK_N * OE;
-  // Float operands that are M/N-major in memory are transposed in shared memory (above), and
-  // the consumers read every operand as it then lies.
-  constexpr bool TRANS_A = E == 4 && !A_ROW_MAJOR;
-  constexpr bool TRANS_B = E == 4 && B_ROW_MAJOR;
-  constexpr bool TRANSPOSES = TRANS_A || TRANS_B;
-  constexpr bool A_KMAJOR = A_ROW_MAJOR || TRANS_A;
+  constexpr bool TRANSPOSES = TRANS_B;
+  constexpr bool A_KMAJOR = A_ROW_MAJOR;           // as wgmma reads it from shared memory
   constexpr bool B_KMAJOR = !B_ROW_MAJOR || TRANS_B;
-  constexpr int RAW_STAGE = (TRANS_A ? A_STAGE : 0) + (TRANS_B ? B_STAGE : 0);
+  constexpr int RAW_STAGE = TRANS_B ? B_STAGE : 0;
   constexpr int TRANSPOSER_WARPS = TRANSPOSES ? 3 : 0;
   constexpr bool COPIED = Operands::copied;  // the producer warpgroup copies the operands itself
   // Registers: __launch_bounds__ caps each thread at ENTRY_REGS (the register file split over
@@ -374,8 +479,8 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
   constexpr int CONSUMER_REGS =
       imin(240, (ENTRY_REGS * (NUM_CONSUMERS + 1) - PRODUCER_REGS) / NUM_CONSUMERS / 8 * 8);
   constexpr int B_SLICE = BLOCK_N / CLUSTER_M;     // columns of the B tile this CTA fetches
-  static_assert(!COPIED || (CLUSTER_M == 1 && !TRANSPOSES && NUM_STAGES >= 3),
-                "copied operands: no multicast (CLUSTER_M 1), no float transposition, a ring of 3 or more");
+  static_assert(!COPIED || (CLUSTER_M == 1 && !TRANSPOSES && !REGS && NUM_STAGES >= 3),
+                "copied operands: no multicast (CLUSTER_M 1), no M/N-major float operand, a ring of 3 or more");
   static_assert(E != 1 || (A_ROW_MAJOR && !B_ROW_MAJOR),
                 "fp8 operands must be K-major: A row-major, B column-major");
   static_assert(KIND == Kind::e4m3 ? OE == 2 : (E == 4 ? OE == 4 : sizeof(OutT) == sizeof(T)),
@@ -385,8 +490,9 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
   static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 192 || BLOCK_N == 256,
                 "BLOCK_N: 64, 128, 192 or 256");
   static_assert(BLOCK_K == CHUNK, "BLOCK_K: one 128-byte swizzle row");
-  static_assert(MI * ACC <= 128 && MI * ACC + 40 <= CONSUMER_REGS,
+  static_assert(MI * ACC <= 128 && MI * ACC + FRAG_REGS + 40 <= CONSUMER_REGS,
                 "accumulators do not fit the consumer's registers");
+  static_assert(!SWAP || EPILOGUE != 2, "SWAP stores C through registers or the whole staged tile");
   static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "CLUSTER_M: 1 or 2");
   static_assert(BLOCKS_PER_SM == 1 || BLOCKS_PER_SM == 2, "BLOCKS_PER_SM: 1 or 2");
   // Two blocks of three warpgroups cap every thread at 80 registers at entry, and ptxas then
@@ -511,7 +617,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
           mbar_wait(empty_bar + 8 * s, phase ^ 1);
           // Operands read as they arrive complete "full" themselves; transposed ones complete
           // "raw full", and the transposers then arrive on "full".
-          constexpr int DIRECT_TX = (TRANS_A ? 0 : A_STAGE) + (TRANS_B ? 0 : B_STAGE);
+          constexpr int DIRECT_TX = A_STAGE + (TRANS_B ? 0 : B_STAGE);
           const unsigned bar = full_bar + 8 * s, raw = raw_bar + 8 * s;
           if constexpr (DIRECT_TX > 0)
             mbar_arrive_expect_tx(bar, DIRECT_TX);
@@ -520,9 +626,9 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
           if constexpr (TRANSPOSES) mbar_arrive_expect_tx(raw, RAW_STAGE);
           const int k0 = kt * BLOCK_K;
           const unsigned raw_dst = raw_tiles + s * RAW_STAGE;
-          const unsigned a_dst = TRANS_A ? raw_dst : a_tiles + s * A_STAGE;
-          const unsigned b_dst = TRANS_B ? raw_dst + (TRANS_A ? A_STAGE : 0) : b_tiles + s * B_STAGE;
-          const unsigned a_bar = TRANS_A ? raw : bar, b_bar = TRANS_B ? raw : bar;
+          const unsigned a_dst = a_tiles + s * A_STAGE, a_bar = bar;
+          const unsigned b_dst = TRANS_B ? raw_dst : b_tiles + s * B_STAGE;
+          const unsigned b_bar = TRANS_B ? raw : bar;
           if (A_ROW_MAJOR) {
             tma_load_2d(a_dst, ops.a, a_bar, k0, m0);
           } else {
@@ -566,9 +672,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
         for (int kt = kt_begin; kt < kt_end; ++kt) {
           mbar_wait(raw_bar + 8 * s, phase);
           const unsigned raw = raw_tiles + s * RAW_STAGE;
-          if constexpr (TRANS_A) transpose_stage<BLOCK_M>(raw, a_tiles + s * A_STAGE, t, 96);
-          if constexpr (TRANS_B)
-            transpose_stage<BLOCK_N>(raw + (TRANS_A ? A_STAGE : 0), b_tiles + s * B_STAGE, t, 96);
+          transpose_stage<BLOCK_N>(raw, b_tiles + s * B_STAGE, t, 96);
           fence_proxy_async_shared();  // the generic-proxy writes, before wgmma reads them
           __syncwarp();
           if (threadIdx.x % 32 == 0) mbar_arrive(full_bar + 8 * s);
@@ -593,13 +697,23 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
     // Descriptors of stage 0, k-step 0, this consumer's first m64 slice. K-major tiles are rows
     // of 128 bytes (8-row groups 1024 bytes apart) and a k-step moves 32 bytes along the row;
     // M/N-major tiles are 64-wide panels of BLOCK_K rows and a k16 step moves 16 rows (2048 B).
+    // With SWAP, wgmma's B is this consumer's rows of A's tile.
     constexpr unsigned A_KSTEP = A_KMAJOR ? 32 : 16 * SWIZZLE_ROW;
-    constexpr unsigned B_KSTEP = B_KMAJOR ? 32 : 16 * SWIZZLE_ROW;
+    constexpr unsigned B_KSTEP = SWAP ? 32 : B_KMAJOR ? 32 : 16 * SWIZZLE_ROW;
     constexpr unsigned A_MSTEP = A_KMAJOR ? 64 * SWIZZLE_ROW : PANEL;  // next m64 slice
+    constexpr int WGMMA_B_STAGE = SWAP ? A_STAGE : B_STAGE;
     const unsigned long long desc_a0 =
         make_desc(a_tiles + consumer * MI * A_MSTEP, A_KMAJOR ? 16 : PANEL, SWIZZLE_ATOM);
     const unsigned long long desc_b0 =
-        make_desc(b_tiles, B_KMAJOR ? 16 : PANEL, SWIZZLE_ATOM);
+        SWAP ? make_desc(a_tiles + consumer * WG_M * SWIZZLE_ROW, 16, SWIZZLE_ATOM)
+             : make_desc(b_tiles, B_KMAJOR ? 16 : PANEL, SWIZZLE_ATOM);
+    // wgmma's A from registers: the M/N-major tile it comes from (B's with SWAP, else this
+    // consumer's panels of A's) and the tile row each accumulator row (mi, h) stands for.
+    const unsigned frag_tiles = SWAP ? b_tiles : a_tiles + consumer * (WG_M / CHUNK) * PANEL;
+    constexpr int FRAG_STAGE = SWAP ? B_STAGE : A_STAGE;
+    auto acc_row = [&](int mi, int h) {
+      return REGS ? fragment_row<MI>(mi, h, warp, lane) : mi * 64 + warp * 16 + h * 8 + lane / 4;
+    };
 
     float acc[MI][ACC];
     int s = 0;
@@ -628,27 +742,51 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
       int prev = -1;
       for (int kt = kt_begin; kt < kt_end; ++kt) {
         mbar_wait(full_bar + 8 * s, phase);
+        if constexpr (REGS) {
+          // A k-step a group: its fragments load while the group before runs, into the buffer
+          // the group before that read (it retired at the last wait). KSTEPS is even, so the
+          // buffers alternate across stages too.
+          unsigned frag[2][MI][4];
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi) fence_accumulators(acc[mi]);
-        wgmma_fence();
+          for (int ks = 0; ks < KSTEPS; ++ks) {
+            unsigned (&f)[MI][4] = frag[ks % 2];
+            load_fragments<MI>(f, frag_tiles + s * FRAG_STAGE, ks, warp, lane);
 #pragma unroll
-        for (int ks = 0; ks < KSTEPS; ++ks) {
-          // Descriptor addresses are in 16-byte units in the low bits; offsets stay below
-          // 256 KB, so adding them to the encoded descriptor cannot carry into other fields.
-          const unsigned long long db = desc_b0 + ((s * B_STAGE + ks * B_KSTEP) >> 4);
+            for (int mi = 0; mi < MI; ++mi) fence_accumulators(acc[mi]);
+            wgmma_fence();
+            const unsigned long long db = desc_b0 + ((s * WGMMA_B_STAGE + ks * B_KSTEP) >> 4);
 #pragma unroll
-          for (int mi = 0; mi < MI; ++mi) {
-            const unsigned long long da =
-                desc_a0 + ((s * A_STAGE + ks * A_KSTEP + mi * A_MSTEP) >> 4);
-            wgmma<KIND, BLOCK_N, A_KMAJOR ? 0 : 1, B_KMAJOR ? 0 : 1>(acc[mi], da, db);
+            for (int mi = 0; mi < MI; ++mi) wgmma_rs<KIND, WN, 0>(acc[mi], f[mi], db);
+            wgmma_commit();
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi) fence_accumulators(acc[mi]);
+            wgmma_wait<1>();
+            // The stage before this one retired with the first group of this one.
+            if (ks == 0 && prev >= 0) release(prev);
           }
-        }
-        wgmma_commit();
+        } else {
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi) fence_accumulators(acc[mi]);
-        // The group before this one has retired: its stage can be refilled.
-        wgmma_wait<1>();
-        if (prev >= 0) release(prev);
+          for (int mi = 0; mi < MI; ++mi) fence_accumulators(acc[mi]);
+          wgmma_fence();
+#pragma unroll
+          for (int ks = 0; ks < KSTEPS; ++ks) {
+            // Descriptor addresses are in 16-byte units in the low bits; offsets stay below
+            // 256 KB, so adding them to the encoded descriptor cannot carry into other fields.
+            const unsigned long long db = desc_b0 + ((s * B_STAGE + ks * B_KSTEP) >> 4);
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi) {
+              const unsigned long long da =
+                  desc_a0 + ((s * A_STAGE + ks * A_KSTEP + mi * A_MSTEP) >> 4);
+              wgmma<KIND, BLOCK_N, A_KMAJOR ? 0 : 1, B_KMAJOR ? 0 : 1>(acc[mi], da, db);
+            }
+          }
+          wgmma_commit();
+#pragma unroll
+          for (int mi = 0; mi < MI; ++mi) fence_accumulators(acc[mi]);
+          // The group before this one has retired: its stage can be refilled.
+          wgmma_wait<1>();
+          if (prev >= 0) release(prev);
+        }
         prev = s;
         if (++s == NUM_STAGES) {
           s = 0;
@@ -731,17 +869,38 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
         }
       }
 
-      // Epilogue. Thread (warp, lane) holds rows 16*warp + lane/4 (+8) of each m64 slice and,
-      // per 8-column group j, columns 8j + 2*(lane%4) (+1): acc[mi][4j + 2h + {0,1}].
-      if constexpr (EPILOGUE == 0) {
-        const int row_base = m0 + warp * 16 + lane / 4;
+      // Epilogue. Thread (warp, lane) holds rows acc_row(mi, h) of wgmma's M extent (16*warp +
+      // lane/4 (+8) of each m64 slice when A comes from shared memory) and, per 8-column group j,
+      // columns 8j + 2*(lane%4) (+1): acc[mi][4j + 2h + {0,1}]. With SWAP those are C's columns
+      // and rows.
+      // SWAP's accumulator values (j, e) for the pair of slices p (4 consecutive columns of C,
+      // from acc_row(2p, 0)) or the single last slice (2 columns, from acc_row(MI - 1, 0)).
+      auto pair_values = [&](int p, int j, int e) {
+        return make_float4(acc[2 * p][4 * j + e], acc[2 * p][4 * j + 2 + e], acc[2 * p + 1][4 * j + e],
+                           acc[2 * p + 1][4 * j + 2 + e]);
+      };
+      auto single_values = [&](int j, int e) { return make_float2(acc[MI - 1][4 * j + e], acc[MI - 1][4 * j + 2 + e]); };
+      if constexpr (EPILOGUE == 0 && SWAP) {
+        // C's row m0 + 8j + 2*(lane%4) + e, its columns as above, 16 or 8 bytes at once.
+#pragma unroll
+        for (int j = 0; j < ACC / 4; ++j)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int row = m0 + 8 * j + 2 * (lane % 4) + e;
+            if (row >= M) continue;
+            float* const dst = reinterpret_cast<float*>(C) + static_cast<long long>(row) * N + n0;
+#pragma unroll
+            for (int p = 0; p < MI / 2; ++p) store_run(dst, acc_row(2 * p, 0), N - n0, pair_values(p, j, e));
+            if constexpr (MI % 2 == 1) store_run(dst, acc_row(MI - 1, 0), N - n0, single_values(j, e));
+          }
+      } else if constexpr (EPILOGUE == 0) {
         const int col_base = n0 + 2 * (lane % 4);
         const bool pairs = (N % 2) == 0;  // a column pair is aligned and wholly in or out
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            const int row = row_base + mi * 64 + h * 8;
+            const int row = m0 + acc_row(mi, h);
             if (row >= M) continue;
             OutT* const dst = C + static_cast<long long>(row) * N;
 #pragma unroll
@@ -793,8 +952,8 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
 #pragma unroll
                   for (int h = 0; h < 2; ++h) {
                     const int col = 8 * jj + 2 * (lane % 4);
-                    st_shared_v2(staged(panel_of(col), mi * 64 + warp * 16 + h * 8 + lane / 4, col),
-                                 acc[mi][4 * jj + 2 * h], acc[mi][4 * jj + 2 * h + 1]);
+                    st_shared_v2(staged(panel_of(col), acc_row(mi, h), col), acc[mi][4 * jj + 2 * h],
+                                 acc[mi][4 * jj + 2 * h + 1]);
                   }
               }
             }
@@ -804,7 +963,29 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
           // The previous tile's stores must have read the staging tile before it is rewritten.
           if (store_leader) bulk_wait_read<0>();
           named_barrier_sync(1 + consumer, 128);
-          write_columns(0, BLOCK_N / 8, [&](int col) { return c_mine + (col / C_PANEL_COLS) * C_PANEL; });
+          auto panel_of = [&](int col) { return c_mine + (col / C_PANEL_COLS) * C_PANEL; };
+          if constexpr (SWAP) {
+            // C's rows 8j + 2*(lane%4) + e of this consumer's, columns as EPILOGUE 0's above.
+#pragma unroll
+            for (int j = 0; j < ACC / 4; ++j)
+#pragma unroll
+              for (int e = 0; e < 2; ++e) {
+                const int row = 8 * j + 2 * (lane % 4) + e;
+#pragma unroll
+                for (int p = 0; p < MI / 2; ++p) {
+                  const int col = acc_row(2 * p, 0);
+                  const float4 v = pair_values(p, j, e);
+                  st_shared_v4(staged(panel_of(col), row, col), v.x, v.y, v.z, v.w);
+                }
+                if constexpr (MI % 2 == 1) {
+                  const int col = acc_row(MI - 1, 0);
+                  const float2 v = single_values(j, e);
+                  st_shared_v2(staged(panel_of(col), row, col), v.x, v.y);
+                }
+              }
+          } else {
+            write_columns(0, BLOCK_N / 8, panel_of);
+          }
           fence_proxy_async_shared();
           named_barrier_sync(1 + consumer, 128);
           if (store_leader) {

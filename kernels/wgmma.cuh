@@ -1,7 +1,7 @@
 // wgmma.cuh — Hopper's warpgroup MMA (sm_90a) as the wgmma kernels share it (gemm_wgmma.cu,
 // attention_wgmma.cu): operand kinds, 128-byte-swizzled shared-memory descriptors, the fence,
 // commit and wait of asynchronous groups, and the m64nNk(32 bytes) instruction with both
-// operands in shared memory (wgmma) or A in registers (wgmma_rs, 16-bit types).
+// operands in shared memory (wgmma) or A in registers (wgmma_rs, 16-bit types and tf32).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -147,35 +147,50 @@ __device__ __forceinline__ void wgmma(float (&d)[N / 2], unsigned long long desc
 #undef KTUNE_WGMMA_EACH_KIND
 }
 
-// One m64nNk16 wgmma with A from registers (16-bit types): d (N/2 fp32 per thread) +=
-// A(64×16)·B(16×N). A is the warpgroup's fragment in mma.sync's m16n8k16 A layout, each warp
-// holding its 16 rows: a[0] rows r, k 2c..2c+1; a[1] rows r+8; a[2] and a[3] the same at k+8
-// (r = lane/4, c = lane%4). TRANS_B 1: B is N-major in shared memory.
-#define KTUNE_WGMMA_RS(N, TYPES, DREGS, OPERANDS, ACC)                                          \
-  asm volatile("wgmma.mma_async.sync.aligned.m64n" #N "k16.f32" TYPES " {" DREGS "}, " OPERANDS \
-               ";\n"                                                                             \
-               : ACC                                                                            \
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "n"(TRANS_B)           \
+// One m64nNk(32 bytes) wgmma with A from registers: d (N/2 fp32 per thread) += A(64×k)·B(k×N).
+// A is the warpgroup's fragment, each warp holding its 16 rows, in mma.sync's A layout
+// (r = lane/4, c = lane%4): 16-bit types (k16) a[0] rows r, k 2c..2c+1; a[1] rows r+8; a[2] and
+// a[3] the same at k+8. tf32 (k8) a[0] row r, k c; a[1] row r+8; a[2] and a[3] the same at k+4.
+// TRANS_B 1: B is N-major in shared memory (16-bit types only).
+#define KTUNE_WGMMA_RS(N, KDIM, TYPES, DREGS, OPERANDS, ACC)                                           \
+  asm volatile("wgmma.mma_async.sync.aligned.m64n" #N "k" #KDIM ".f32" TYPES " {" DREGS "}, " OPERANDS \
+               ";\n"                                                                                    \
+               : ACC                                                                                   \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "n"(TRANS_B)                  \
                : "memory")
-#define KTUNE_WGMMA_RS_EACH_N(TYPES)                                                                          \
-  {                                                                                                          \
-    if constexpr (N == 64)                                                                                   \
-      KTUNE_WGMMA_RS(64, TYPES, KTUNE_WGMMA_D64, "{%32, %33, %34, %35}, %36, 1, 1, 1, %37", KTUNE_WGMMA_ACC32("+f", 0)); \
-    else if constexpr (N == 128)                                                                             \
-      KTUNE_WGMMA_RS(128, TYPES, KTUNE_WGMMA_D128, "{%64, %65, %66, %67}, %68, 1, 1, 1, %69", KTUNE_WGMMA_ACC64("+f")); \
-    else                                                                                                     \
-      KTUNE_WGMMA_RS(256, TYPES, KTUNE_WGMMA_D256, "{%128, %129, %130, %131}, %132, 1, 1, 1, %133",             \
+// The operands after D: A's four registers, B's descriptor, then scale-d 1, the scales of A and B,
+// and (16-bit types) B's transpose bit.
+#define KTUNE_WGMMA_RS_EACH_N(KDIM, TYPES, TAIL)                                                                    \
+  {                                                                                                                \
+    if constexpr (N == 64)                                                                                         \
+      KTUNE_WGMMA_RS(64, KDIM, TYPES, KTUNE_WGMMA_D64, "{%32, %33, %34, %35}, %36, 1, 1, 1" TAIL(37),               \
+                     KTUNE_WGMMA_ACC32("+f", 0));                                                                  \
+    else if constexpr (N == 128)                                                                                   \
+      KTUNE_WGMMA_RS(128, KDIM, TYPES, KTUNE_WGMMA_D128, "{%64, %65, %66, %67}, %68, 1, 1, 1" TAIL(69),             \
+                     KTUNE_WGMMA_ACC64("+f"));                                                                     \
+    else if constexpr (N == 192)                                                                                   \
+      KTUNE_WGMMA_RS(192, KDIM, TYPES, KTUNE_WGMMA_D192, "{%96, %97, %98, %99}, %100, 1, 1, 1" TAIL(101),           \
+                     KTUNE_WGMMA_ACC96("+f"));                                                                     \
+    else                                                                                                           \
+      KTUNE_WGMMA_RS(256, KDIM, TYPES, KTUNE_WGMMA_D256, "{%128, %129, %130, %131}, %132, 1, 1, 1" TAIL(133),       \
                      KTUNE_WGMMA_ACC128("+f"));                                                                    \
   }
+#define KTUNE_WGMMA_RS_TRANSPOSE(TB) ", %" #TB
+#define KTUNE_WGMMA_RS_NO_TRANSPOSE(TB) ""
 template <Kind KIND, int N, int TRANS_B>
 __device__ __forceinline__ void wgmma_rs(float (&d)[N / 2], const unsigned (&a)[4], unsigned long long desc_b) {
-  static_assert(N == 64 || N == 128 || N == 256, "wgmma N: 64, 128 or 256");
-  static_assert(KIND == Kind::f16 || KIND == Kind::bf16, "A from registers: 16-bit types here");
+  static_assert(N == 64 || N == 128 || N == 192 || N == 256, "wgmma N: 64, 128, 192 or 256");
+  static_assert(KIND != Kind::e4m3, "A from registers: 16-bit types and tf32 here");
+  static_assert(KIND != Kind::tf32 || TRANS_B == 0, "tf32 wgmma reads B K-major only");
   if constexpr (KIND == Kind::f16)
-    KTUNE_WGMMA_RS_EACH_N(".f16.f16")
+    KTUNE_WGMMA_RS_EACH_N(16, ".f16.f16", KTUNE_WGMMA_RS_TRANSPOSE)
+  else if constexpr (KIND == Kind::bf16)
+    KTUNE_WGMMA_RS_EACH_N(16, ".bf16.bf16", KTUNE_WGMMA_RS_TRANSPOSE)
   else
-    KTUNE_WGMMA_RS_EACH_N(".bf16.bf16")
+    KTUNE_WGMMA_RS_EACH_N(8, ".tf32.tf32", KTUNE_WGMMA_RS_NO_TRANSPOSE)
 }
+#undef KTUNE_WGMMA_RS_NO_TRANSPOSE
+#undef KTUNE_WGMMA_RS_TRANSPOSE
 #undef KTUNE_WGMMA_RS_EACH_N
 #undef KTUNE_WGMMA_RS
 

@@ -149,10 +149,12 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
 // gemm_wgmma's paths whose correctness hangs on a schedule or a shared-memory layout more than on
 // a shape, every candidate of them: stream-K (ranges of k tiles cut across tiles, partial tiles
 // summed by whoever arrives last) on one- and two-wave shapes, ragged ones included; TF32 with
-// M/N-major operands (transposed in shared memory) in every layout; and gemm_wgmma_cp_async
+// M/N-major operands (wgmma's A from registers, whose rows the epilogue places; roles swapped
+// when both are row-major, C stored transposed; B transposed in shared memory under a
+// column-major A) in every layout, stream-K's summed partial tiles too; and gemm_wgmma_cp_async
 // (operands copied by the producer warpgroup in 8-byte pieces, for leading dimensions TMA refuses)
 // in every dtype, K-major and M/N-major operands, ragged edges.
-TEST(GemmKernels, WgmmaStreamKTransposedTf32AndCopiedOperandsEveryCandidate) {
+TEST(GemmKernels, WgmmaStreamKTf32MajorsAndCopiedOperandsEveryCandidate) {
   KTUNE_REQUIRE_GPU();
   auto dir = test::scratch_dir("gemm-wgmma-paths");
   Session session(session_options(dir));
@@ -164,20 +166,27 @@ TEST(GemmKernels, WgmmaStreamKTransposedTf32AndCopiedOperandsEveryCandidate) {
   struct PathCase {
     const char* config;
     Problem problem;
-    bool stream_k;  // every stream-K candidate; otherwise every candidate
+    // Only the candidates whose tunable `only` is not `plain` (every stream-K one: STREAM_K not
+    // 0; every split-K one: SPLIT_K not 1); every candidate when `only` is null.
+    const char* only = nullptr;
+    int plain = 0;
   };
   auto gemm = [](int64_t m, int64_t n, int64_t k, const char* dtype, const char* layout) {
     return Problem{"gemm", {{"M", m}, {"N", n}, {"K", k}}, dtype, {{"layout", layout}}};
   };
   const char* tma = "configs/gemm_wgmma.json";
   const char* copied = "configs/gemm_wgmma_cp_async.json";
+  const char* stream_k = "STREAM_K";
+  const char* split_k = "SPLIT_K";
   const std::vector<PathCase> path_cases = {
-      {tma, gemm(1536, 1536, 1536, "fp16", "rr"), true},   {tma, gemm(1000, 3000, 712, "bf16", "cc"), true},
-      {tma, gemm(1000, 1000, 1000, "fp32", "cr"), true},   {tma, gemm(777, 2000, 1500, "fp32", "rr"), false},
-      {tma, gemm(520, 264, 300, "fp32", "cr"), false},     {tma, gemm(260, 520, 200, "fp32", "cc"), false},
-      {copied, gemm(1000, 3000, 4104, "fp8", "rc"), false}, {copied, gemm(520, 264, 1000, "fp8", "rc"), false},
-      {copied, gemm(780, 1000, 300, "fp16", "cr"), false},  {copied, gemm(333, 264, 1004, "bf16", "rc"), false},
-      {copied, gemm(300, 200, 1002, "fp32", "rc"), false},  {copied, gemm(264, 296, 1004, "fp16", "rr"), false},
+      {tma, gemm(1536, 1536, 1536, "fp16", "rr"), stream_k},   {tma, gemm(1000, 3000, 712, "bf16", "cc"), stream_k},
+      {tma, gemm(1000, 1000, 1000, "fp32", "cr"), stream_k},   {tma, gemm(777, 2000, 1500, "fp32", "rr")},
+      {tma, gemm(520, 264, 300, "fp32", "cr")},                {tma, gemm(260, 520, 200, "fp32", "cc")},
+      {tma, gemm(1000, 1000, 1000, "fp32", "rr"), stream_k},   {tma, gemm(1000, 1000, 1000, "fp32", "cc"), stream_k},
+      {tma, gemm(100, 132, 4000, "fp32", "rr"), split_k, 1},
+      {copied, gemm(1000, 3000, 4104, "fp8", "rc")},           {copied, gemm(520, 264, 1000, "fp8", "rc")},
+      {copied, gemm(780, 1000, 300, "fp16", "cr")},            {copied, gemm(333, 264, 1004, "bf16", "rc")},
+      {copied, gemm(300, 200, 1002, "fp32", "rc")},            {copied, gemm(264, 296, 1004, "fp16", "rr")},
   };
   int checked = 0, checked_copied = 0;
   for (size_t c = 0; c < path_cases.size(); ++c) {
@@ -191,12 +200,13 @@ TEST(GemmKernels, WgmmaStreamKTransposedTf32AndCopiedOperandsEveryCandidate) {
     std::vector<CandidateRecord> recs;
     std::vector<CompileRequest> requests;
     for (const Candidate& cand : valid_candidates(config, family, p, arch_facts(device))) {
-      if (path_cases[c].stream_k && cand.params.at("STREAM_K") != 1) continue;
+      if (path_cases[c].only && cand.params.at(path_cases[c].only) == path_cases[c].plain) continue;
       recs.push_back(candidate_record(config, cand));
       requests.push_back({source.name, source.text, source.headers, cand.kernel_name, device.arch(), {}});
     }
     ASSERT_FALSE(recs.empty()) << "no " << config.name << " candidate"
-                               << (path_cases[c].stream_k ? " with STREAM_K" : "") << " for " << describe(p);
+                               << (path_cases[c].only ? std::string(" with ") + path_cases[c].only : "") << " for "
+                               << describe(p);
     std::vector<CompileInfo> infos = compile_all(compiler, requests, 0);
     session.set_problem(p, family.default_tolerance(p.dtype), 2000 + c);
     for (size_t i = 0; i < recs.size(); ++i) {
