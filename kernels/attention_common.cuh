@@ -12,6 +12,12 @@ struct Flag {
   static constexpr bool value = B;
 };
 
+// A wgmma N (keys of a block's products) as a type, for lambdas that take it as an argument.
+template <int N>
+struct Width {
+  static constexpr int value = N;
+};
+
 __host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
 
 // NVRTC has no math.h, so no INFINITY.

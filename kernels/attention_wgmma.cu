@@ -113,6 +113,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   const int tiles = batch_tiles * batch;
   struct Tile {
     int m0, head, kv_head, batch, n_blocks, n_unmasked;
+    int tail_keys;  // keys of the last key block that any row of the tile sees (1 .. BLOCK_N)
   };
   const auto tile_at = [&](int t) {
     Tile tile;
@@ -123,6 +124,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     tile.kv_head = tile.head / (heads / kv_heads);
     const int n_end = CAUSAL ? min(seqlen_kv, tile.m0 + BLOCK_M + diagonal) : seqlen_kv;
     tile.n_blocks = n_end > 0 ? cdiv(n_end, BLOCK_N) : 0;
+    tile.tail_keys = n_end - (tile.n_blocks - 1) * BLOCK_N;
     tile.n_unmasked = min(tile.n_blocks, seqlen_kv / BLOCK_N);
     if (CAUSAL) tile.n_unmasked = min(tile.n_unmasked, max(0, tile.m0 + diagonal + 1) / BLOCK_N);
     return tile;
@@ -247,10 +249,27 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   };
   // O += P·V for the key block in ring slot `stage`: P from registers, V N-major (64-column panels
   // BLOCK_N * 128 bytes apart). As issue_scores, the caller waits, fences and commits.
-  auto issue_pv = [&](const unsigned (&p)[BLOCK_N / 16][4], int stage) {
+  // `width` (Width<W>) is the number of keys the P·V runs over: BLOCK_N, or for a tile's last
+  // block the smallest of 64 and 128 that covers the keys its rows see (keys_width): P is zero
+  // past them, so the products it skips are the mask's. (The last block's QKᵀ runs whole: a
+  // narrower one cost the overlapped loop's copy registers, and ptxas then spilled or serialized
+  // the wgmma.)
+  auto issue_pv = [&](const unsigned (&p)[BLOCK_N / 16][4], int stage, auto width) {
+    constexpr int W = decltype(width)::value;
     const unsigned long long v_tile = v_desc + stage * (TILE_N_BYTES >> 4);
 #pragma unroll
-    for (int kt = 0; kt < BLOCK_N / 16; ++kt) wgmma_rs<KIND, HEAD_DIM, 1>(acc_o, p[kt], v_tile + ((kt * 16 * 128) >> 4));
+    for (int kt = 0; kt < W / 16; ++kt) wgmma_rs<KIND, HEAD_DIM, 1>(acc_o, p[kt], v_tile + ((kt * 16 * 128) >> 4));
+  };
+  // Calls f(Width<W>) with the P·V's keys for block n of tile t (see issue_pv). A branch between
+  // a wgmma fence and the last wgmma it covers would make ptxas fence each one, so callers branch
+  // here, around the whole fence-to-commit sequence.
+  auto keys_width = [&](const Tile& t, int n, auto f) {
+    const int keys = n == t.n_blocks - 1 ? t.tail_keys : BLOCK_N;
+    if constexpr (BLOCK_N > 64)
+      if (keys <= 64) return f(Width<64>{});
+    if constexpr (BLOCK_N > 128)
+      if (keys <= 128) return f(Width<128>{});
+    return f(Width<BLOCK_N>{});
   };
   // One arrival per warp once its wgmma reading the stage have retired.
   auto wait_k = [&](int n) { mbar_wait(k_full(slot(n)), phase(n)); };
@@ -400,19 +419,38 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
 
   float s[BLOCK_N / 2];
   unsigned p[BLOCK_N / 16][4];
-  // A tile's start on its own: its first scores, softmax and P.
-  auto start_tile = [&](int t) {
-    zero_o();
-    begin_tile(t);
-    wait_k(0);
+  // Block n's scores on their own (the consumer waits for them): its K stage (and after the
+  // tile's last block Q) is then free.
+  auto scores_alone = [&](int n) {
+    wait_k(n);
     my_turn();
     wgmma_fence();
-    issue_scores(s, slot(0));
+    issue_scores(s, slot(n));
     wgmma_commit();
     pass_turn();
     wgmma_wait<0>();
     fence_accumulators(s);
-    scores_retired(0);
+    scores_retired(n);
+  };
+  // Block n's P·V on its own, after which its V stage is free.
+  auto pv_alone = [&](int n) {
+    wait_v(n);
+    my_turn();
+    keys_width(tile, n, [&](auto w) {
+      wgmma_fence();
+      issue_pv(p, slot(n), w);
+      wgmma_commit();
+      pass_turn();
+      wgmma_wait<0>();
+      fence_accumulators(acc_o);
+    });
+    release(v_empty(slot(n)));
+  };
+  // A tile's start on its own: its first scores, softmax and P.
+  auto start_tile = [&](int t) {
+    zero_o();
+    begin_tile(t);
+    scores_alone(0);
     softmax_of(s, 0);
     pack(p, s);
   };
@@ -422,27 +460,11 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
       zero_o();
       begin_tile(t);
       for (int n = 0; n < tile.n_blocks; ++n) {
-        wait_k(n);
-        my_turn();
-        wgmma_fence();
-        issue_scores(s, slot(n));
-        wgmma_commit();
-        pass_turn();
-        wgmma_wait<0>();
-        fence_accumulators(s);
-        scores_retired(n);
+        scores_alone(n);
         softmax_of(s, n);
         rescale_o();
         pack(p, s);
-        wait_v(n);
-        my_turn();
-        wgmma_fence();
-        issue_pv(p, slot(n));
-        wgmma_commit();
-        pass_turn();
-        wgmma_wait<0>();
-        fence_accumulators(acc_o);
-        release(v_empty(slot(n)));
+        pv_alone(n);
       }
       store(tile, row_max, row_sum);
       ring += tile.n_blocks;
@@ -463,7 +485,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
       wgmma_fence();
       issue_scores(s, slot(n));
       wgmma_commit();
-      issue_pv(p, slot(n - 1));
+      issue_pv(p, slot(n - 1), Width<BLOCK_N>{});
       wgmma_commit();
       pass_turn();
       wgmma_wait<1>();
@@ -478,17 +500,9 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     // The tile's last P·V.
     const int last = slot(n_blocks - 1);
     rescale_o();
-    wait_v(n_blocks - 1);
     // On its own, then the output.
     auto finish_alone = [&] {
-      my_turn();
-      wgmma_fence();
-      issue_pv(p, last);
-      wgmma_commit();
-      pass_turn();
-      wgmma_wait<0>();
-      fence_accumulators(acc_o);
-      release(v_empty(last));
+      pv_alone(n_blocks - 1);
       store(tile, row_max, row_sum);
     };
     if constexpr (Q_STAGES == 1) {
@@ -502,6 +516,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
       start_tile(next);
       continue;
     }
+    wait_v(n_blocks - 1);
     const int next = tile_of_round(round + 1);  // its Q loaded during this tile
     if (next < 0) {
       finish_alone();
@@ -516,18 +531,20 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     begin_tile(next);
     wait_k(0);
     my_turn();
-    wgmma_fence();
-    issue_scores(s, slot(0));
-    wgmma_commit();
-    issue_pv(p, last);
-    wgmma_commit();
-    pass_turn();
-    wgmma_wait<1>();
-    fence_accumulators(s);
-    scores_retired(0);
-    softmax_of(s, 0);
-    wgmma_wait<0>();
-    fence_accumulators(acc_o);
+    keys_width(done, n_blocks - 1, [&](auto w_last) {
+      wgmma_fence();
+      issue_scores(s, slot(0));
+      wgmma_commit();
+      issue_pv(p, last, w_last);
+      wgmma_commit();
+      pass_turn();
+      wgmma_wait<1>();
+      fence_accumulators(s);
+      scores_retired(0);
+      softmax_of(s, 0);
+      wgmma_wait<0>();
+      fence_accumulators(acc_o);
+    });
     release(v_empty(last));
     store(done, done_max, done_sum);
     zero_o();
