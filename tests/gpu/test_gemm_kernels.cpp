@@ -114,7 +114,8 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
     });
   };
   // On Hopper the wgmma family covers every dtype (fp8 in layout rc), and fp32 in every layout:
-  // its M/N-major operands are transposed in shared memory.
+  // its M/N-major operands become wgmma's A from registers (and B is transposed in shared memory
+  // under a column-major A).
   if (arch_facts(device).arch == 90) {
     for (std::string dtype : {"fp16", "bf16", "fp32", "fp8"})
       EXPECT_TRUE(ran("gemm_wgmma", [&](const Case& c, const CandidateRecord&) { return c.dtype == dtype; }))
