@@ -260,9 +260,10 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
 #pragma unroll
     for (int kt = 0; kt < W / 16; ++kt) wgmma_rs<KIND, HEAD_DIM, 1>(acc_o, p[kt], v_tile + ((kt * 16 * 128) >> 4));
   };
-  // Calls f(Width<W>) with the P·V's keys for block n of tile t (see issue_pv). A branch between
-  // a wgmma fence and the last wgmma it covers would make ptxas fence each one, so callers branch
-  // here, around the whole fence-to-commit sequence.
+  // Calls f(Width<W>) with the P·V's keys for block n of tile t (see issue_pv). Callers branch
+  // here around the whole sequence from the wgmma fence to the wait that retires it: a branch
+  // between the fence and the last wgmma makes ptxas fence each one, and branches that merge while
+  // wgmma are in flight made it serialize them (C7511).
   auto keys_width = [&](const Tile& t, int n, auto f) {
     const int keys = n == t.n_blocks - 1 ? t.tail_keys : BLOCK_N;
     if constexpr (BLOCK_N > 64)
