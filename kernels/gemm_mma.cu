@@ -56,6 +56,14 @@
 #include "splitk.cuh"
 #include "tile_order.cuh"
 
+// Thread-block clusters exist from sm_90 on; the rest of this file must still build for sm_80.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#include "splitk_cluster.cuh"
+#define KTUNE_HAS_CLUSTERS 1
+#else
+#define KTUNE_HAS_CLUSTERS 0
+#endif
+
 namespace gemm_mma_detail {
 
 using namespace mma_sync;
@@ -280,12 +288,15 @@ struct TileLoader {
 
 }  // namespace gemm_mma_detail
 
+// The kernel's whole work; the entry points below differ only in how split-K adds its slices up
+// (CLUSTER_K, the CTAs of a cluster: 1 for none).
 template <typename T, typename OUT, int A_ROW_MAJOR, int B_ROW_MAJOR, int BLOCK_M, int BLOCK_N,
-          int BLOCK_K, int NUM_WARPS, int NUM_STAGES, int GROUP_M, int ALIGNED, int SPLIT>
-__global__ void __launch_bounds__(NUM_WARPS * 32, 1)
-ktune_gemm_mma(const T* __restrict__ A, const T* __restrict__ B, OUT* __restrict__ C, int M, int N, int K,
-               const float* __restrict__ scale_a, const float* __restrict__ scale_b,
-               float* __restrict__ partials, unsigned* __restrict__ arrivals) {
+          int BLOCK_K, int NUM_WARPS, int NUM_STAGES, int GROUP_M, int ALIGNED, int SPLIT, int CLUSTER_K>
+__device__ __forceinline__ void ktune_gemm_mma_body(const T* __restrict__ A, const T* __restrict__ B,
+                                                    OUT* __restrict__ C, int M, int N, int K,
+                                                    const float* __restrict__ scale_a,
+                                                    const float* __restrict__ scale_b, float* __restrict__ partials,
+                                                    unsigned* __restrict__ arrivals) {
   using namespace gemm_mma_detail;
   using Op = Mma<T>;
   using Out = Mma<OUT>;  // how results are rounded and stored
@@ -484,6 +495,36 @@ ktune_gemm_mma(const T* __restrict__ A, const T* __restrict__ B, OUT* __restrict
   cp_async_wait<0>();
 
   const float scale = FP8 ? *scale_a * *scale_b : 1.f;
+  static_assert(CLUSTER_K == 1 || (SPLIT && KTUNE_HAS_CLUSTERS), "clusters: split-K on sm_90 and newer");
+#if KTUNE_HAS_CLUSTERS
+  if constexpr (CLUSTER_K > 1) {
+    // Split-K over clusters: the block's fp32 tile goes to its own shared memory, the cluster
+    // adds its CLUSTER_K tiles there, and only the clusters' sums meet in global memory
+    // (splitk_cluster.cuh).
+    constexpr int PITCH = splitk::cluster_tile_pitch(BLOCK_N);
+    static_assert(BLOCK_M * PITCH * 4 <= NUM_STAGES * (A_STAGE + B_STAGE),
+                  "the fp32 tile must fit in the pipeline's shared memory");
+    float* const tile = reinterpret_cast<float*>(smem);
+    __syncthreads();  // every warp is done reading the pipeline stages
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+      for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+          *reinterpret_cast<float2*>(tile + (wm * WM + mi * 16 + g + 8 * h) * PITCH + wn * WN + ni * 8 + 2 * t) =
+              make_float2(acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]);
+    splitk::reduce_in_cluster<THREADS, CLUSTER_K, BLOCK_M, BLOCK_N>(
+        tile, partials, arrivals, [&](int row, int col, float4 sum) {
+          const float v[4] = {sum.x, sum.y, sum.z, sum.w};
+          const int m = m0 + row;
+#pragma unroll
+          for (int j = 0; j < 4; ++j)
+            if (m < M && n0 + col + j < N) C[(long long)m * N + n0 + col + j] = Out::convert(scale * v[j]);
+        });
+    return;
+  }
+#endif
   if (SPLIT) {
     // Split-K: partials[split][m][n] in fp32, straight from the fragments; the splits are added
     // in order (splitk.cuh, in groups) and the last block writes C.
@@ -552,3 +593,28 @@ ktune_gemm_mma(const T* __restrict__ A, const T* __restrict__ B, OUT* __restrict
     __syncwarp();  // the slice is rewritten for the next mi
   }
 }
+
+template <typename T, typename OUT, int A_ROW_MAJOR, int B_ROW_MAJOR, int BLOCK_M, int BLOCK_N,
+          int BLOCK_K, int NUM_WARPS, int NUM_STAGES, int GROUP_M, int ALIGNED, int SPLIT>
+__global__ void __launch_bounds__(NUM_WARPS * 32, 1)
+ktune_gemm_mma(const T* __restrict__ A, const T* __restrict__ B, OUT* __restrict__ C, int M, int N, int K,
+               const float* __restrict__ scale_a, const float* __restrict__ scale_b,
+               float* __restrict__ partials, unsigned* __restrict__ arrivals) {
+  ktune_gemm_mma_body<T, OUT, A_ROW_MAJOR, B_ROW_MAJOR, BLOCK_M, BLOCK_N, BLOCK_K, NUM_WARPS, NUM_STAGES, GROUP_M,
+                      ALIGNED, SPLIT, 1>(A, B, C, M, N, K, scale_a, scale_b, partials, arrivals);
+}
+
+#if KTUNE_HAS_CLUSTERS
+// Split-K over clusters of CLUSTER_K blocks along gridDim.y (sm_90 and newer; configs/
+// gemm_mma_cluster.json): gridDim.y, a multiple of CLUSTER_K, slices K; the blocks of a cluster
+// hold slices of the same tile and add them up in distributed shared memory.
+template <typename T, typename OUT, int A_ROW_MAJOR, int B_ROW_MAJOR, int BLOCK_M, int BLOCK_N,
+          int BLOCK_K, int NUM_WARPS, int NUM_STAGES, int GROUP_M, int ALIGNED, int CLUSTER_K>
+__global__ void __cluster_dims__(1, CLUSTER_K, 1) __launch_bounds__(NUM_WARPS * 32, 1)
+ktune_gemm_mma_cluster(const T* __restrict__ A, const T* __restrict__ B, OUT* __restrict__ C, int M, int N,
+                       int K, const float* __restrict__ scale_a, const float* __restrict__ scale_b,
+                       float* __restrict__ partials, unsigned* __restrict__ arrivals) {
+  ktune_gemm_mma_body<T, OUT, A_ROW_MAJOR, B_ROW_MAJOR, BLOCK_M, BLOCK_N, BLOCK_K, NUM_WARPS, NUM_STAGES, GROUP_M,
+                      ALIGNED, 1, CLUSTER_K>(A, B, C, M, N, K, scale_a, scale_b, partials, arrivals);
+}
+#endif
