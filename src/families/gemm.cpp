@@ -307,7 +307,7 @@ class GemmFamily : public KernelFamily {
   }
   Bound bound() const override { return Bound::compute; }
   std::vector<std::string_view> default_configs() const override {
-    return {"configs/gemm_mma.json", "configs/gemm_wgmma.json", "configs/gemm_wgmma_cp_async.json",
+    return {"configs/gemm_mma.json", "configs/gemm_mma_cluster.json", "configs/gemm_wgmma.json", "configs/gemm_wgmma_cp_async.json",
             "configs/gemm_gemv.json", "configs/gemm_dot.json", "configs/gemm_rows.json"};
   }
 

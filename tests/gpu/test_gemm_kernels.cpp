@@ -4,7 +4,7 @@
 // inputs with a poisoned output. The few-row shape (M = 3) is gemm_gemv's, in every dtype; the
 // few-column and few-row shapes with K-contiguous large operands (N = 3, 13; M = 5) gemm_dot's,
 // and the ones with at most 8 (N = 3; M = 2) gemm_rows' too;
-// gemm_mma's split-K takes the small outputs over long K.
+// gemm_mma's split-K takes the small outputs over long K (on Hopper gemm_mma_cluster's too).
 // Every case must be covered by at least one family. fp8 runs on Hopper and newer (its kernel is
 // gemm_wgmma's), layout rc only, on shapes whose leading dimensions are 16-byte aligned (K and N
 // multiples of 16: TMA and cuBLASLt's fp8 kernels need it) but whose tiles are still ragged.
@@ -35,7 +35,7 @@ std::vector<Case> cases(int arch) {
   const std::vector<std::array<int64_t, 3>> shapes = {
       {1, 1, 1},    {17, 33, 5},       {127, 129, 65},    {64, 64, 64},     {256, 128, 512},
       {100, 200, 1504}, {33, 144, 4096}, {1000, 3000, 700}, {4095, 4097, 4093}, {3, 264, 2001},
-      {1000, 3, 1000},  {257, 13, 4104}, {5, 1000, 2008}, {2, 520, 1000}};
+      {1000, 3, 1000},  {257, 13, 4104}, {5, 1000, 2008}, {2, 520, 1000}, {77, 96, 20000}};
   std::vector<Case> out;
   for (const auto& s : shapes)
     for (std::string dtype : {"fp16", "bf16", "fp32"})
@@ -124,6 +124,14 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
       EXPECT_TRUE(ran("gemm_wgmma", [&](const Case& c, const CandidateRecord&) {
         return c.dtype == "fp32" && c.layout == layout;
       })) << "gemm_wgmma ran no fp32 " << layout << " case";
+    // Split-K over clusters in every dtype, both with one cluster per tile (the cluster writes C:
+    // 100x200x1504) and with several (their sums meet in the workspace: 77x96x20000).
+    for (std::string dtype : {"fp16", "bf16", "fp32", "fp8"})
+      EXPECT_TRUE(ran("gemm_mma_cluster", [&](const Case& c, const CandidateRecord&) { return c.dtype == dtype; }))
+          << "gemm_mma_cluster ran no " << dtype << " case";
+    for (int64_t k : {1504, 20000})
+      EXPECT_TRUE(ran("gemm_mma_cluster", [&](const Case& c, const CandidateRecord&) { return c.k == k; }))
+          << "gemm_mma_cluster ran no case with K = " << k;
   }
   for (std::string dtype : {"fp16", "bf16", "fp32"}) {
     // The decode family takes the few-row shapes in every dtype (B row-major).
