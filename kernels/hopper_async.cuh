@@ -50,6 +50,16 @@ __device__ __forceinline__ void cluster_sync() {
           : "memory");
 }
 
+// The two halves of cluster_sync, for work that can go on between them: arrive says this thread
+// is done with what the cluster must see done (release: its earlier memory accesses, remote shared
+// loads included, are complete first); wait returns once every thread of the cluster arrived.
+__device__ __forceinline__ void cluster_arrive() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void cluster_wait() {
+  asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+
 __device__ __forceinline__ unsigned cluster_rank() {
   unsigned r;
   asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));

@@ -71,11 +71,14 @@ __device__ __forceinline__ void reduce_in_cluster(const float* tile, float* __re
     else
       __stcg(reinterpret_cast<float4*>(slots + ((long long)cluster * ROWS + row) * COLS + col), sum);
   }
-  hopper_async::cluster_sync();  // no block leaves while a peer still reads its shared memory
-  if (clusters == 1) return;
-
-  unsigned* const counter = counters + blockIdx.x * CLUSTER_K + rank;
-  if (!last_to_arrive(counter, clusters)) return;
+  // No block may leave while a peer still reads its shared memory: every block says it is done
+  // reading now and waits for the others only on its way out, so the block that finishes the
+  // clusters' sums below does not wait for its peers first.
+  hopper_async::cluster_arrive();
+  if (clusters == 1 || !last_to_arrive(counters + blockIdx.x * CLUSTER_K + rank, clusters)) {
+    hopper_async::cluster_wait();
+    return;
+  }
   for (int q = threadIdx.x; q < QUADS; q += THREADS) {
     const int row = rank * PIECE_ROWS + q / ROW_QUADS, col = q % ROW_QUADS * 4;
     float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -84,7 +87,8 @@ __device__ __forceinline__ void reduce_in_cluster(const float* tile, float* __re
       add_to(sum, __ldcg(reinterpret_cast<const float4*>(slots + ((long long)c * ROWS + row) * COLS + col)));
     store(row, col, sum);
   }
-  if (threadIdx.x == 0) *counter = 0u;  // ready for the next launch
+  if (threadIdx.x == 0) counters[blockIdx.x * CLUSTER_K + rank] = 0u;  // ready for the next launch
+  hopper_async::cluster_wait();
 }
 
 }  // namespace splitk
