@@ -198,10 +198,10 @@ __device__ __forceinline__ void stmatrix_x4(unsigned addr, unsigned r0, unsigned
 __device__ __forceinline__ void st_shared_v2(unsigned addr, float x, float y) {
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(x), "f"(y) : "memory");
 }
-__device__ __forceinline__ uint4 ld_shared_u4(unsigned addr) {
-  uint4 v;
-  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+__device__ __forceinline__ float4 ld_shared_v4(unsigned addr) {
+  float4 v;
+  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
                : "r"(addr)
                : "memory");
   return v;
@@ -210,8 +210,8 @@ __device__ __forceinline__ void st_shared_v4(unsigned addr, float x, float y, fl
   asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "f"(x), "f"(y), "f"(z), "f"(w)
                : "memory");
 }
-__device__ __forceinline__ float element(const uint4& v, int i) {
-  return __uint_as_float(i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w);
+__device__ __forceinline__ float element(const float4& v, int i) {
+  return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
 }
 
 // One stage of a float operand, ROWS (M or N) by 32 k, from the M/N-major layout TMA gives it
@@ -225,11 +225,11 @@ __device__ __forceinline__ void transpose_stage(unsigned raw, unsigned dst, int 
   constexpr int PANEL_BYTES = 32 * SWIZZLE_ROW;
   for (int b = t; b < 2 * ROWS; b += threads) {
     const int g = b % 8, kg = (b / 8) % 8, p = b / 64;
-    uint4 v[4];
+    float4 v[4];
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const int k = 4 * kg + i;
-      v[i] = ld_shared_u4(raw + p * PANEL_BYTES + k * SWIZZLE_ROW + ((g ^ (k & 7)) << 4));
+      v[i] = ld_shared_v4(raw + p * PANEL_BYTES + k * SWIZZLE_ROW + ((g ^ (k & 7)) << 4));
     }
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
@@ -259,6 +259,14 @@ __device__ __forceinline__ int fragment_row(int mi, int h, int warp, int lane) {
   const int g = lane / 4;
   if (mi < MI / 2 * 2) return 128 * (mi / 2) + 32 * warp + 4 * pair_chunk(g) + 2 * (mi % 2) + h;
   return 64 * mi + 32 * (warp >> 1) + 4 * single_chunk(warp, g) + 2 * (g & 1) + h;
+}
+__device__ __forceinline__ uint4 ld_shared_u4(unsigned addr) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(addr)
+               : "memory");
+  return v;
 }
 __device__ __forceinline__ uint2 ld_shared_u2(unsigned addr) {
   uint2 v;
