@@ -106,23 +106,15 @@ struct Winner {
   std::string config;              // the sweep config it comes from
 };
 
-// The configuration each problem of the results files was measured with, by Problem::describe();
-// the first file that has a problem answers for it. A bench file holds one passed ktune record
-// per problem; a tuning's file (`ktune gemm ... --out`) holds every candidate, and its winner is
-// the tuner's: the fastest of the finalists (the records with interleaved rounds), else of all.
+// The configuration each problem of the results files was measured with (recorded_winner), by
+// Problem::describe(); the first file that has a problem answers for it.
 std::map<std::string, Winner> recorded_winners(const std::vector<std::string>& files) {
   std::map<std::string, Winner> out;
   for (const std::string& file : files) {
     if (!std::filesystem::exists(file)) throw ConfigError(fmt::format("--configs-from {}: no such file", file));
-    for (const ProblemResult& r : read_results(file, nullptr)) {
-      const CandidateRecord* best = nullptr;
-      auto rank = [](const CandidateRecord& rec) { return std::pair(rec.rounds.empty(), rec.time->median); };
-      for (const CandidateRecord& rec : r.records)
-        if (!rec.is_baseline() && rec.disposition == Disposition::passed && !rec.params.empty() && rec.time &&
-            (!best || rank(rec) < rank(*best)))
-          best = &rec;
-      if (best) out.emplace(describe(r.problem), Winner{best->params, best->config_name});
-    }
+    for (const ProblemResult& r : read_results(file, nullptr))
+      if (std::optional<size_t> win = recorded_winner(r))
+        out.emplace(describe(r.problem), Winner{r.records[*win].params, r.records[*win].config_name});
   }
   return out;
 }

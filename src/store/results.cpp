@@ -210,6 +210,18 @@ std::pair<fs::path, fs::path> write_results(const fs::path& out_dir, const std::
   return {json_path, csv_path};
 }
 
+std::optional<size_t> recorded_winner(const ProblemResult& r) {
+  std::optional<size_t> best;
+  // Finalists first, then the lower median.
+  auto rank = [&](size_t i) { return std::pair(r.records[i].rounds.empty(), r.records[i].time->median); };
+  for (size_t i = 0; i < r.records.size(); ++i) {
+    const CandidateRecord& rec = r.records[i];
+    if (rec.is_baseline() || rec.disposition != Disposition::passed || rec.params.empty() || !rec.time) continue;
+    if (!best || rank(i) < rank(*best)) best = i;
+  }
+  return best;
+}
+
 std::vector<ProblemResult> read_results(const fs::path& path, RunInfo* info_out) {
   std::string text;
   try {

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -81,6 +82,12 @@ std::string results_to_csv(const std::vector<ProblemResult>& results, const Prob
 std::pair<std::filesystem::path, std::filesystem::path> write_results(
     const std::filesystem::path& out_dir, const std::string& stem, const RunInfo& info,
     const std::vector<ProblemResult>& results, const ProblemColumns& columns = {});
+
+// The ktune record a problem's results say won, as an index into r.records; none when no
+// candidate passed. A bench file holds one passed ktune record per problem; a tuning's file
+// (`ktune gemm ... --out`) holds every candidate, and its winner is the tuner's: the fastest of the
+// finalists (the records with interleaved rounds against the baseline), else of all passed.
+std::optional<size_t> recorded_winner(const ProblemResult& r);
 
 // Reads a results .json back; fills *info_out when given. Throws ktune::ConfigError naming the
 // file for unreadable, malformed or newer-schema files.

@@ -406,3 +406,45 @@ TEST(RecordJson, RoundsAndTelemetryRoundTrip) {
 
 }  // namespace
 }  // namespace ktune
+
+namespace ktune {
+namespace {
+
+// recorded_winner is what `bench --configs-from` measures: in a tuning's file (every candidate)
+// the tuner's winner, the fastest finalist, even when a candidate timed in the sweep's one pass
+// alone has a lower median or a failed one comes first; without finalists, the fastest passed.
+TEST(Results, RecordedWinnerIsTheFastestFinalistThenTheFastestPassed) {
+  ProblemResult r;
+  r.problem = Problem{"gemm", {{"M", 64}, {"N", 64}, {"K", 32768}}, "fp16", {{"layout", "rr"}}};
+  auto record = [](const char* config, int64_t block, Disposition d, double median, bool finalist) {
+    CandidateRecord rec;
+    rec.source = "ktune";
+    rec.config_name = config;
+    rec.params = {{"BLOCK_M", block}};
+    rec.disposition = d;
+    if (d == Disposition::passed) rec.time = TimeStats{10, median, median, median, median, 0, median, median};
+    if (finalist) rec.rounds = {2, 2};
+    return rec;
+  };
+  CandidateRecord baseline = record("gemm_mma", 0, Disposition::passed, 0.001, true);
+  baseline.role = Role::baseline;
+  baseline.source = "cublas";
+  baseline.params.clear();
+  r.records = {baseline,
+               record("gemm_mma", 32, Disposition::passed, 0.0150, false),
+               record("gemm_mma", 64, Disposition::incorrect, 0, false),
+               record("gemm_mma_cluster", 32, Disposition::passed, 0.0128, true),
+               record("gemm_mma_cluster", 64, Disposition::passed, 0.0127, true),
+               record("gemm_mma", 128, Disposition::passed, 0.0120, false)};
+  ASSERT_TRUE(recorded_winner(r).has_value());
+  EXPECT_EQ(*recorded_winner(r), 4u);
+
+  for (CandidateRecord& rec : r.records) rec.rounds.clear();  // no final: the fastest passed
+  EXPECT_EQ(*recorded_winner(r), 5u);
+
+  r.records = {baseline, record("gemm_mma", 32, Disposition::incorrect, 0, false)};
+  EXPECT_FALSE(recorded_winner(r).has_value());
+}
+
+}  // namespace
+}  // namespace ktune
