@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 #include <string>
 
 #include "compile/embedded.hpp"
@@ -145,6 +146,43 @@ TEST(GemmFamily, GemmMmaTakesFp8InLayoutRcFromAda) {
   EXPECT_EQ(count_valid(gemm(4096, 4096, 4096, "fp8", "rc"), "sm_80"), 0u);   // no fp8 mma before Ada
   EXPECT_EQ(count_valid(gemm(4096, 4096, 4100, "fp8", "rc"), "sm_90a"), 0u);  // rows 4-byte aligned only
   EXPECT_GT(count_valid(gemm(4096, 4096, 4096, "fp16", "rc"), "sm_90a"), 0u);
+}
+
+// gemm_mma_cluster's launches: gridDim.y is whole clusters, every K slice holds k tiles, one wave
+// of blocks at most, and the config exists only for outputs whose tiles leave SMs idle (none at
+// 4096^3) and only where clusters do (sm_90 on).
+TEST(GemmFamily, ClusterSplitKLaunchesWholeClustersOfNonEmptySlicesInOneWave) {
+  const KernelFamily& family = find_family("gemm");
+  const SweepConfig config =
+      parse_family_config(family, *find_embedded("configs/gemm_mma_cluster.json"), "configs/gemm_mma_cluster.json");
+  auto valid = [&](const Problem& p, const char* arch) {
+    ArchFacts facts = arch_facts_offline(arch);
+    facts.sm_count = 132;
+    std::vector<Candidate> out;
+    for (Candidate& c : enumerate(config, family.context(p, facts), family.placeholders(p)))
+      if (c.valid) out.push_back(std::move(c));
+    return out;
+  };
+  for (const Problem& p : {gemm(64, 64, 32768, "fp16", "rr"), gemm(77, 96, 20000, "bf16", "cc"),
+                           gemm(128, 32, 65536, "fp8", "rc"), gemm(32, 96, 16384, "fp32", "cr")}) {
+    const std::vector<Candidate> cands = valid(p, "sm_90a");
+    EXPECT_GT(cands.size(), 20u) << describe(p);
+    std::set<int64_t> cluster_sizes;
+    for (const Candidate& c : cands) {
+      const int64_t ck = c.params.at("CLUSTER_K"), splits = c.launch.grid[1], blocks = c.launch.grid[0];
+      const int64_t k_tiles = (p.dims.at("K") + c.params.at("BLOCK_K") - 1) / c.params.at("BLOCK_K");
+      const int64_t slice = (k_tiles + splits - 1) / splits;
+      cluster_sizes.insert(ck);
+      EXPECT_EQ(splits % ck, 0) << c.kernel_name;
+      EXPECT_GE(slice, 2) << c.kernel_name;
+      EXPECT_LT(slice * (splits - 1), k_tiles) << c.kernel_name << ": the last slice would be empty";
+      EXPECT_LE(blocks * splits, 132 * c.params.at("BLOCKS_PER_SM")) << c.kernel_name;
+      EXPECT_NE(c.kernel_name.find("ktune_gemm_mma_cluster<"), std::string::npos) << c.kernel_name;
+    }
+    EXPECT_EQ(cluster_sizes, (std::set<int64_t>{2, 4, 8})) << describe(p);
+  }
+  EXPECT_TRUE(valid(gemm(4096, 4096, 4096, "fp16", "rr"), "sm_90a").empty());
+  EXPECT_EQ(config.min_arch, 90);  // the sweeps skip it before sm_90 (the kernel has no clusters there)
 }
 
 // The worker compiles these on the GPU machine: catch a broken fp8 helper here, offline.
