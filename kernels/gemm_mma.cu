@@ -40,6 +40,10 @@
 //                     in the workspace; splitk.cuh adds them up in a fixed order (in groups of
 //                     8, the last block of each group to arrive, then the last group's) — the
 //                     same sum whatever the arrival order — and writes C. 0: gridDim.y is 1.
+//                     ktune_gemm_mma_cluster (sm_90+, at the end of this file) is the same
+//                     kernel with split-K always on and its slices in clusters of CLUSTER_K
+//                     blocks, which add their tiles in distributed shared memory first
+//                     (splitk_cluster.cuh): many more slices than the plain reduction can add up.
 //
 // Design. Each operand tile is stored in shared memory with its global contiguous dimension
 // contiguous, so global reads stay 16-byte coalesced whatever the layout. 16-byte chunks are
