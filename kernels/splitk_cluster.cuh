@@ -18,11 +18,10 @@
 namespace splitk {
 
 // Row pitch, in floats, of the fp32 tile a block leaves in its shared memory: 16-byte rows for
-// the vector reads, and 4 floats of padding, which takes the mma fragments' 8-byte stores from
-// 4-way bank conflicts (every row of a half-warp's phase on the same banks) to 2-way; 8 would
-// remove them. Left at 4: the stores are a few per thread once per launch, and 4 is what was
-// measured.
-__host__ __device__ constexpr int cluster_tile_pitch(int cols) { return cols + 4; }
+// the vector reads, and 8 floats of padding, which puts the 8 rows of an mma fragment's 8-byte
+// stores on distinct banks (with none, a half-warp's rows share banks: 4-way conflicts; with 4,
+// 2-way).
+__host__ __device__ constexpr int cluster_tile_pitch(int cols) { return cols + 8; }
 
 // The four floats at shared address `addr` (16-byte aligned) of CTA `cta` in this cluster.
 __device__ __forceinline__ float4 load_from_cta_v4(unsigned addr, unsigned cta) {
