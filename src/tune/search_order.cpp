@@ -7,16 +7,25 @@
 namespace ktune {
 namespace {
 
-// Same config, and exactly one tunable differs.
-bool neighbours(const CandidateRecord& a, const CandidateRecord& b) {
-  if (a.config_name != b.config_name || a.params.size() != b.params.size()) return false;
-  int differ = 0;
-  for (const auto& [name, value] : a.params) {
-    auto it = b.params.find(name);
-    if (it == b.params.end()) return false;
-    differ += it->second != value;
+// The move that takes candidate `from` to `to`, or "" when they are not neighbours: same config,
+// and either one tunable differs (the move is that tunable's name) or two tunables' values are
+// exchanged (a block tile's transpose, BLOCK_M=256 BLOCK_N=128 to 128 and 256: "BLOCK_M<>BLOCK_N").
+// A swap changes two tunables but is one step in the shape of a tile; the estimate often cannot
+// tell a tile from its transpose, and which is faster is the operands' business (their layouts
+// and alignment).
+std::string move_between(const CandidateRecord& from, const CandidateRecord& to) {
+  if (from.config_name != to.config_name || from.params.size() != to.params.size()) return "";
+  std::vector<std::string> differ;
+  for (const auto& [name, value] : from.params) {
+    auto it = to.params.find(name);
+    if (it == to.params.end()) return "";
+    if (it->second != value) differ.push_back(name);
   }
-  return differ == 1;
+  if (differ.size() == 1) return differ[0];
+  if (differ.size() == 2 && from.params.at(differ[0]) == to.params.at(differ[1]) &&
+      from.params.at(differ[1]) == to.params.at(differ[0]))
+    return differ[0] + "<>" + differ[1];
+  return "";
 }
 
 }  // namespace
@@ -95,18 +104,38 @@ std::vector<size_t> GuidedSearch::next_batch() {
   std::stable_sort(leaders.begin(), leaders.end(),
                    [&](size_t a, size_t b) { return records_[a].time->median < records_[b].time->median; });
   if (leaders.size() > SearchOptions::leaders) leaders.resize(SearchOptions::leaders);
-  // Their untried neighbours, best predicted first; where none is left, the next predicted.
+  // Their untried neighbours, grouped by leader and move (the tunable changed, or the pair
+  // swapped), each group best predicted first; the batch takes the groups' firsts, then their
+  // seconds, ... so every direction from a leader is tried before a second step along any one.
+  // Estimates rank the values of a tunable they model, but tie or misorder those they do not
+  // (GROUP_M, NUM_STAGES at one occupancy): in plain predicted order those could fill every
+  // batch while SPLIT_K=32, two steps from the leader along the axis that matters, waits.
+  std::vector<std::pair<std::string, std::vector<size_t>>> groups;  // (leader:move, candidates)
   for (const std::vector<size_t>* pool : {&predicted_, &unpredicted_})
     for (size_t i : *pool) {
-      if (batch.size() >= SearchOptions::batch) break;
       if (tried_[i]) continue;
-      for (size_t l : leaders)
-        if (neighbours(records_[i], records_[l])) {
-          take(i, batch);
-          ++neighbours_;
-          break;
-        }
+      for (size_t l : leaders) {
+        const std::string move = move_between(records_[l], records_[i]);
+        if (move.empty()) continue;
+        const std::string key = std::to_string(l) + ":" + move;
+        auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& e) { return e.first == key; });
+        if (g == groups.end()) groups.emplace_back(key, std::vector<size_t>{i});
+        else g->second.push_back(i);
+        break;
+      }
     }
+  for (size_t rank = 0; batch.size() < SearchOptions::batch; ++rank) {
+    bool any = false;
+    for (const auto& [key, members] : groups) {
+      if (rank >= members.size()) continue;
+      any = true;
+      if (batch.size() >= SearchOptions::batch) break;
+      const size_t before = batch.size();
+      take(members[rank], batch);
+      neighbours_ += batch.size() > before;
+    }
+    if (!any) break;
+  }
   if (batch.empty())
     for (size_t i : predicted_) {
       if (batch.size() >= SearchOptions::batch) break;

@@ -3,9 +3,11 @@
 // Exhaustive: all of them, in enumeration order, in one batch. Otherwise a guided search of at
 // most max_candidates in batches: first the winners of the nearest shapes already in the cache
 // (seeds), each config's best-predicted candidate, and the best-predicted candidates of all by
-// their config's "estimate" (space/sweep_config.hpp); then, batch after batch, the untried neighbours (one tunable changed)
-// of the fastest candidates measured so far, best predicted first, or the next predicted ones
-// where the leaders have no neighbour left. The estimate finds the region, the measurements
+// their config's "estimate" (space/sweep_config.hpp); then, batch after batch, the untried
+// neighbours (one tunable changed, or two tunables' values exchanged) of the fastest candidates
+// measured so far, one per direction (leader and tunable) before a second along any, best
+// predicted first within a direction, or the next predicted ones where the leaders have no
+// neighbour left. The estimate finds the region, the measurements
 // settle the details it cannot see (pipeline depth, epilogue, raster order). A config without an
 // estimate predicts nothing: its candidates are all searched in the first batch unless the user
 // capped the search. --budget (tune/tuner.cpp) can end the search sooner.
