@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
+#include <set>
 
 namespace ktune {
 namespace {
@@ -12,8 +14,11 @@ namespace {
 // exchanged (a block tile's transpose, BLOCK_M=256 BLOCK_N=128 to 128 and 256: "BLOCK_M<>BLOCK_N").
 // A swap changes two tunables but is one step in the shape of a tile; the estimate often cannot
 // tell a tile from its transpose, and which is faster is the operands' business (their layouts
-// and alignment).
-std::string move_between(const CandidateRecord& from, const CandidateRecord& to) {
+// and alignment). Where the exchange itself is not a valid candidate (`valid` says: a 64x128
+// tile in clusters of 2 along M at M = 128 has no 128x64 twin in such clusters), the exchange
+// plus one more change is the move instead (128x64 without clusters).
+std::string move_between(const CandidateRecord& from, const CandidateRecord& to,
+                         const std::function<bool(const Bindings&)>& valid) {
   if (from.config_name != to.config_name || from.params.size() != to.params.size()) return "";
   std::vector<std::string> differ;
   for (const auto& [name, value] : from.params) {
@@ -22,9 +27,16 @@ std::string move_between(const CandidateRecord& from, const CandidateRecord& to)
     if (it->second != value) differ.push_back(name);
   }
   if (differ.size() == 1) return differ[0];
-  if (differ.size() == 2 && from.params.at(differ[0]) == to.params.at(differ[1]) &&
-      from.params.at(differ[1]) == to.params.at(differ[0]))
-    return differ[0] + "<>" + differ[1];
+  if (differ.size() != 2 && differ.size() != 3) return "";
+  for (size_t a = 0; a < differ.size(); ++a)
+    for (size_t b = a + 1; b < differ.size(); ++b) {
+      const std::string &x = differ[a], &y = differ[b];
+      if (from.params.at(x) != to.params.at(y) || from.params.at(y) != to.params.at(x)) continue;
+      if (differ.size() == 2) return x + "<>" + y;
+      Bindings swapped = from.params;
+      std::swap(swapped[x], swapped[y]);
+      if (!valid(swapped)) return x + "<>" + y;
+    }
   return "";
 }
 
@@ -45,6 +57,7 @@ GuidedSearch::GuidedSearch(std::vector<CandidateRecord>& records, const std::vec
         continue;
       }
       valid_.push_back(i);
+      valid_params_.insert({records[i].config_name, records[i].params});
       (records[i].estimate ? predicted_ : unpredicted_).push_back(i);
     }
   std::stable_sort(predicted_.begin(), predicted_.end(),
@@ -115,7 +128,9 @@ std::vector<size_t> GuidedSearch::next_batch() {
     for (size_t i : *pool) {
       if (tried_[i]) continue;
       for (size_t l : leaders) {
-        const std::string move = move_between(records_[l], records_[i]);
+        const std::string move = move_between(records_[l], records_[i], [&](const Bindings& params) {
+          return valid_params_.count({records_[l].config_name, params}) > 0;
+        });
         if (move.empty()) continue;
         const std::string key = std::to_string(l) + ":" + move;
         auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& e) { return e.first == key; });

@@ -4,7 +4,8 @@
 // most max_candidates in batches: first the winners of the nearest shapes already in the cache
 // (seeds), each config's best-predicted candidate, and the best-predicted candidates of all by
 // their config's "estimate" (space/sweep_config.hpp); then, batch after batch, the untried
-// neighbours (one tunable changed, or two tunables' values exchanged) of the fastest candidates
+// neighbours (one tunable changed, or two tunables' values exchanged, with one more change where
+// the exchange alone is not valid) of the fastest candidates
 // measured so far, one per direction (leader and tunable) before a second along any, best
 // predicted first within a direction, or the next predicted ones where the leaders have no
 // neighbour left. The estimate finds the region, the measurements
@@ -15,6 +16,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -70,6 +72,7 @@ class GuidedSearch {
   std::vector<CandidateRecord>& records_;
   SearchOptions options_;
   std::vector<size_t> valid_;      // enumeration order
+  std::set<std::pair<std::string, Bindings>> valid_params_;  // (config, params) of valid_
   std::vector<size_t> predicted_;  // valid with an estimate, fastest predicted first (ties: enumeration order)
   std::vector<size_t> unpredicted_;
   std::vector<size_t> seeded_;

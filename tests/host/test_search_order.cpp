@@ -1,11 +1,12 @@
 // The search order: plan_search's rules (seeds first, then by estimate, the cap, what an
 // exhaustive search does, reasons for what is left out), and the gemm configs' estimates judged
 // by the exhaustive sweeps measured on the H100 (results/h100/sweeps/*.csv): the candidates a
-// default search times must include one within 3% of each sweep's measured winner (when this
-// was written: 9 of the 10 sweeps had the winner itself or one within 0.3%, and the M=128
-// projection one at 2.9%, two tunables away from where the estimate led; the 1536^3 fp16 sweep,
-// added with gemm_wgmma's STREAM_K, found 1.057x until stream-K's estimate was calibrated on it,
-// and the 4096^3 TF32 rr one checks the transposing candidates).
+// default search times must include one within 2% of each sweep's measured winner, whichever
+// way estimate ties break (when this was written: every sweep's winner itself or one within
+// 0.1%; the M=128 projection had been at 2.9%, its winner the transpose of the leader's tile
+// without its cluster, before moves could exchange two tunables; the 1536^3 fp16 sweep, added
+// with gemm_wgmma's STREAM_K, found 1.057x until stream-K's estimate was calibrated on it, and
+// the 4096^3 TF32 rr one checks the transposing candidates).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -353,7 +354,7 @@ void replay_sweeps(bool reversed) {
     EXPECT_GE(measured_searched * 2, searched) << entry.path().filename();
     std::printf("  %s%-32s %3zu searched, best of them %.4f ms, exhaustive best %.4f ms (%.3fx)\n",
                 reversed ? "reversed " : "", entry.path().filename().c_str(), searched, best_searched, best, best_searched / best);
-    EXPECT_LE(best_searched, best * 1.03)
+    EXPECT_LE(best_searched, best * 1.02)
         << entry.path().filename() << (reversed ? " (reversed)" : "") << ": the default search's best measured " << best_searched << " ms, the sweep's "
         << best << " ms";
   }
