@@ -27,6 +27,7 @@ struct ArchFacts {
   int arch = 0;          // compute capability x10: 80, 90, ...
   int64_t max_smem = 0;  // opt-in dynamic shared memory per block, bytes
   int sm_count = 0;      // 0 when offline
+  int64_t l2_bytes = 0;  // 0 when offline: estimates that use it fall back to an H100's
 };
 ArchFacts arch_facts(const DeviceInfo&);
 ArchFacts arch_facts_offline(const std::string& arch);  // "sm_80", "sm_90a"; throws ConfigError

@@ -313,7 +313,7 @@ class GemmFamily : public KernelFamily {
 
   std::vector<std::string> context_names() const override {
     return {"M", "N", "K", "elem_bytes", "out_bytes", "a_row_major", "b_row_major", "lda", "ldb", "ldc",
-            "arch", "max_smem", "sm_count", "splitk_partial_bytes", "splitk_counters"};
+            "arch", "max_smem", "sm_count", "l2_bytes", "splitk_partial_bytes", "splitk_counters"};
   }
   std::vector<std::string> placeholder_names() const override {
     return {"ELEMENT", "OUT_ELEMENT", "A_ROW_MAJOR", "B_ROW_MAJOR"};
@@ -336,7 +336,7 @@ class GemmFamily : public KernelFamily {
     return {{"M", s.m}, {"N", s.n}, {"K", s.k}, {"elem_bytes", element_bytes(p.dtype)},
             {"out_bytes", out_bytes(p.dtype)}, {"a_row_major", s.a_row}, {"b_row_major", s.b_row},
             {"lda", s.lda()}, {"ldb", s.ldb()}, {"ldc", s.n}, {"arch", arch.arch}, {"max_smem", arch.max_smem},
-            {"sm_count", arch.sm_count}, {"splitk_partial_bytes", kSplitKPartialBytes},
+            {"sm_count", arch.sm_count}, {"l2_bytes", arch.l2_bytes}, {"splitk_partial_bytes", kSplitKPartialBytes},
             {"splitk_counters", kSplitKCounters}};
   }
 

@@ -40,7 +40,7 @@ SweepConfig load_family_config(const KernelFamily& family, const std::filesystem
 }
 
 ArchFacts arch_facts(const DeviceInfo& d) {
-  return {d.cc_major * 10 + d.cc_minor, d.max_smem_per_block_optin, d.sm_count};
+  return {d.cc_major * 10 + d.cc_minor, d.max_smem_per_block_optin, d.sm_count, d.l2_bytes};
 }
 
 ArchFacts arch_facts_offline(const std::string& arch) {

@@ -299,7 +299,8 @@ void replay_sweeps(bool reversed) {
   ASSERT_TRUE(std::filesystem::is_directory(dir)) << dir;
   const KernelFamily& gemm = find_family("gemm");
   ArchFacts h100 = arch_facts_offline("sm_90a");
-  h100.sm_count = 132;  // the sweeps' GPU: the estimates use it as the device would give it
+  h100.sm_count = 132;  // the sweeps' GPU: the estimates use them as the device would give them
+  h100.l2_bytes = 52428800;
   int sweeps = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".csv") continue;
@@ -363,6 +364,36 @@ void replay_sweeps(bool reversed) {
 
 
 TEST(SearchOrder, GemmEstimatesFindTheMeasuredWinnersOnTheH100) { replay_sweeps(false); }
+
+// Split-K's partials cost DRAM time in the estimates only when they overflow half the device's L2:
+// 128x4096x14336's 2-slice split (4 MB of partials) costs none on an H100 (50 MB of L2), and costs
+// its traffic on a GPU given 4 MB of L2. Offline (no L2 figure) the estimates take an H100's.
+TEST(SearchOrder, GemmSplitKPartialsCostDramTimeOnlyBeyondHalfTheL2) {
+  const KernelFamily& gemm = find_family("gemm");
+  const Problem problem{"gemm", {{"M", 128}, {"N", 4096}, {"K", 14336}}, "fp16", {{"layout", "rr"}}};
+  auto estimate = [&](int64_t l2_bytes, int64_t split_k) {
+    ArchFacts h100 = arch_facts_offline("sm_90a");
+    h100.sm_count = 132;
+    h100.l2_bytes = l2_bytes;
+    const std::string path = "configs/gemm_wgmma.json";
+    const SweepConfig config = parse_family_config(gemm, *find_embedded(path), path);
+    for (const CandidateRecord& r : enumerate_candidates(config, gemm, problem, h100))
+      if (r.estimate && r.params.at("BLOCK_M") == 128 && r.params.at("BLOCK_N") == 64 &&
+          r.params.at("CLUSTER_M") == 1 && r.params.at("NUM_STAGES") == 6 && r.params.at("EPILOGUE") == 1 &&
+          r.params.at("NUM_CONSUMERS") == 1 && r.params.at("GROUP_M") == 8 && r.params.at("STREAM_K") == 0 &&
+          r.params.at("BLOCKS_PER_SM") == 1 && r.params.at("SPLIT_K") == split_k)
+        return *r.estimate;
+    ADD_FAILURE() << "no 128x64 SPLIT_K=" << split_k << " candidate";
+    return int64_t{0};
+  };
+  const int64_t h100_l2 = 52428800, small_l2 = 4 << 20;
+  EXPECT_EQ(estimate(h100_l2, 2), estimate(0, 2));
+  // The DRAM floor dominates this shape's estimate (x8): 8 MB more of 122 MB moved shows.
+  EXPECT_GT(estimate(small_l2, 2), estimate(h100_l2, 2) * 103 / 100);
+  EXPECT_EQ(estimate(small_l2, 1), estimate(h100_l2, 1));  // no partials, no difference
+}
+
+
 
 // The live search at 3000x5000x700 once settled on gemm_mma 256x128 at 1.08x the sweep's winner,
 // its transpose 128x256, which the estimate ties: found here only by the swap move.
