@@ -18,9 +18,9 @@
 namespace splitk {
 
 // Row pitch, in floats, of the fp32 tile a block leaves in its shared memory: 16-byte rows for
-// the vector reads, and 8 floats of padding, which puts the 8 rows of an mma fragment's 8-byte
-// stores on distinct banks (with none, a half-warp's rows share banks: 4-way conflicts; with 4,
-// 2-way).
+// the vector reads, and 8 floats of padding. An mma fragment's 8-byte stores go a half-warp at a
+// time, 4 rows of 8 floats each; a pitch of 8 floats past a multiple of 32 puts those 4 rows on
+// distinct banks (with no padding they share banks: 4-way conflicts; with 4 floats, 2-way).
 __host__ __device__ constexpr int cluster_tile_pitch(int cols) { return cols + 8; }
 
 // The four floats at shared address `addr` (16-byte aligned) of CTA `cta` in this cluster.

@@ -236,7 +236,7 @@ class ConfigParser {
       fail("", fmt::format("a sweep config is a JSON object, not {}", doc_.type_name()));
     check_keys(doc_, "",
                {"name", "family", "description", "notes", "kernel", "kernel_name", "min_arch",
-                "parameters", "derived", "constraints", "estimate", "launch", "tensor_maps", "problems",
+                "parameters", "derived", "constraints", "estimate", "exchanges", "launch", "tensor_maps", "problems",
                 "dtypes", "options", "layouts"},
                {"name", "family", "kernel", "kernel_name", "parameters", "launch"});
 
@@ -260,6 +260,7 @@ class ConfigParser {
     parse_derived(c);
     parse_constraints(c);
     if (doc_.contains("estimate")) c.estimate = get_expr("/estimate", "estimate", scope(c, derived_names_.size()));
+    parse_exchanges(c);
     parse_launch(c);
     parse_tensor_maps(c);
     check_kernel_name(c);
@@ -472,6 +473,26 @@ class ConfigParser {
     for (size_t i = 0; i < list.size(); ++i)
       c.constraints.push_back(
           get_expr(pointer_child("/constraints", i), fmt::format("constraint {}", i + 1), s));
+  }
+
+  void parse_exchanges(SweepConfig& c) const {
+    if (!doc_.contains("exchanges")) return;
+    const Json& list = get_typed("/exchanges", Json::value_t::array, "a list");
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string pointer = pointer_child("/exchanges", i);
+      const Json& pair = list[i];
+      if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string())
+        fail(pointer, fmt::format("an exchange is a pair of parameter names, such as [\"BLOCK_M\", \"BLOCK_N\"], not {}",
+                                  pair.dump()));
+      const std::string a = pair[0].get<std::string>(), b = pair[1].get<std::string>();
+      for (size_t j = 0; j < 2; ++j) {
+        const std::string& name = j == 0 ? a : b;
+        if (std::none_of(c.parameters.begin(), c.parameters.end(), [&](const auto& p) { return p.first == name; }))
+          fail(pointer_child(pointer, j), fmt::format("exchange names \"{}\", which is not a parameter", name));
+      }
+      if (a == b) fail(pointer, fmt::format("an exchange needs two different parameters, not \"{}\" twice", a));
+      c.exchanges.emplace_back(a, b);
+    }
   }
 
   void parse_launch(SweepConfig& c) const {

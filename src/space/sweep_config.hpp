@@ -40,6 +40,10 @@ struct SweepConfig {
   // lower is faster). It only orders the search (tune/search_order.hpp): the candidates a
   // budgeted search compiles and times first. Never a verdict; absent: no order is predicted.
   std::optional<Expr> estimate;
+  // "exchanges": [["BLOCK_M", "BLOCK_N"]]: pairs of parameters whose values the guided search may
+  // swap in one move (a tile's two sides: the estimate rarely tells a tile from its transpose,
+  // and the operands' layouts decide which is faster). Only the search reads it.
+  std::vector<std::pair<std::string, std::string>> exchanges;
   std::vector<TensorMapExpr> tensor_maps;
   std::vector<Bindings> problems;
   std::vector<std::string> dtypes;

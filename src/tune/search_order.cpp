@@ -4,20 +4,18 @@
 
 #include <algorithm>
 #include <functional>
-#include <set>
 
 namespace ktune {
 namespace {
 
 // The move that takes candidate `from` to `to`, or "" when they are not neighbours: same config,
-// and either one tunable differs (the move is that tunable's name) or two tunables' values are
-// exchanged (a block tile's transpose, BLOCK_M=256 BLOCK_N=128 to 128 and 256: "BLOCK_M<>BLOCK_N").
-// A swap changes two tunables but is one step in the shape of a tile; the estimate often cannot
-// tell a tile from its transpose, and which is faster is the operands' business (their layouts
-// and alignment). Where the exchange itself is not a valid candidate (`valid` says: a 64x128
-// tile in clusters of 2 along M at M = 128 has no 128x64 twin in such clusters), the exchange
-// plus one more change is the move instead (128x64 without clusters).
+// and either one tunable differs (the move is its name and sense: "SPLIT_K+", "SPLIT_K-") or the
+// values of a pair the config lets exchange are swapped ("BLOCK_M<>BLOCK_N": a tile and its
+// transpose). Where the exchange itself is not a valid candidate (`valid` says: a 64x128 tile in
+// clusters of 2 along M at M = 128 has no 128x64 twin in such clusters), the exchange plus one
+// more change is the move instead (128x64 without clusters).
 std::string move_between(const CandidateRecord& from, const CandidateRecord& to,
+                         const std::vector<std::pair<std::string, std::string>>& exchanges,
                          const std::function<bool(const Bindings&)>& valid) {
   if (from.config_name != to.config_name || from.params.size() != to.params.size()) return "";
   std::vector<std::string> differ;
@@ -26,17 +24,17 @@ std::string move_between(const CandidateRecord& from, const CandidateRecord& to,
     if (it == to.params.end()) return "";
     if (it->second != value) differ.push_back(name);
   }
-  if (differ.size() == 1) return differ[0];
+  if (differ.size() == 1) return differ[0] + (to.params.at(differ[0]) > from.params.at(differ[0]) ? "+" : "-");
   if (differ.size() != 2 && differ.size() != 3) return "";
-  for (size_t a = 0; a < differ.size(); ++a)
-    for (size_t b = a + 1; b < differ.size(); ++b) {
-      const std::string &x = differ[a], &y = differ[b];
-      if (from.params.at(x) != to.params.at(y) || from.params.at(y) != to.params.at(x)) continue;
-      if (differ.size() == 2) return x + "<>" + y;
-      Bindings swapped = from.params;
-      std::swap(swapped[x], swapped[y]);
-      if (!valid(swapped)) return x + "<>" + y;
-    }
+  auto differs = [&](const std::string& name) { return std::find(differ.begin(), differ.end(), name) != differ.end(); };
+  for (const auto& [x, y] : exchanges) {
+    if (!differs(x) || !differs(y)) continue;
+    if (from.params.at(x) != to.params.at(y) || from.params.at(y) != to.params.at(x)) continue;
+    if (differ.size() == 2) return x + "<>" + y;
+    Bindings swapped = from.params;
+    std::swap(swapped[x], swapped[y]);
+    if (!valid(swapped)) return x + "<>" + y;
+  }
   return "";
 }
 
@@ -47,17 +45,18 @@ std::string budget_reason(double budget_s) {
 }
 
 GuidedSearch::GuidedSearch(std::vector<CandidateRecord>& records, const std::vector<SearchSeed>& seeds,
-                           SearchOptions options)
-    : records_(records), options_(options), tried_(records.size(), false) {
+                           SearchOptions options, Exchanges exchanges)
+    : records_(records), options_(options), exchanges_(std::move(exchanges)), tried_(records.size(), false) {
   size_t valid_index = 0;
   for (size_t i = 0; i < records.size(); ++i)
     if (records[i].disposition == Disposition::not_run && records[i].reason.empty()) {
+      // Whether an exchange is valid does not depend on which shard would run it.
+      valid_params_.insert({records[i].config_name, records[i].params});
       if (options_.shard && !options_.shard->contains(valid_index++)) {
         records[i].reason = fmt::format("not searched: shard {} searches other candidates", options_.shard->str());
         continue;
       }
       valid_.push_back(i);
-      valid_params_.insert({records[i].config_name, records[i].params});
       (records[i].estimate ? predicted_ : unpredicted_).push_back(i);
     }
   std::stable_sort(predicted_.begin(), predicted_.end(),
@@ -117,20 +116,22 @@ std::vector<size_t> GuidedSearch::next_batch() {
   std::stable_sort(leaders.begin(), leaders.end(),
                    [&](size_t a, size_t b) { return records_[a].time->median < records_[b].time->median; });
   if (leaders.size() > SearchOptions::leaders) leaders.resize(SearchOptions::leaders);
-  // Their untried neighbours, grouped by leader and move (the tunable changed, or the pair
-  // swapped), each group best predicted first; the batch takes the groups' firsts, then their
+  // Their untried neighbours, grouped by leader and move (the tunable changed and its sense, or
+  // the pair swapped), each group best predicted first; the batch takes the groups' firsts, then their
   // seconds, ... so every direction from a leader is tried before a second step along any one.
   // Estimates rank the values of a tunable they model, but tie or misorder those they do not
   // (GROUP_M, NUM_STAGES at one occupancy): in plain predicted order those could fill every
   // batch while SPLIT_K=32, two steps from the leader along the axis that matters, waits.
   std::vector<std::pair<std::string, std::vector<size_t>>> groups;  // (leader:move, candidates)
+  const std::vector<std::pair<std::string, std::string>> no_exchanges;
   for (const std::vector<size_t>* pool : {&predicted_, &unpredicted_})
     for (size_t i : *pool) {
       if (tried_[i]) continue;
       for (size_t l : leaders) {
-        const std::string move = move_between(records_[l], records_[i], [&](const Bindings& params) {
-          return valid_params_.count({records_[l].config_name, params}) > 0;
-        });
+        auto pairs = exchanges_.find(records_[l].config_name);
+        const std::string move = move_between(
+            records_[l], records_[i], pairs == exchanges_.end() ? no_exchanges : pairs->second,
+            [&](const Bindings& params) { return valid_params_.count({records_[l].config_name, params}) > 0; });
         if (move.empty()) continue;
         const std::string key = std::to_string(l) + ":" + move;
         auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& e) { return e.first == key; });

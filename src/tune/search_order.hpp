@@ -4,17 +4,19 @@
 // most max_candidates in batches: first the winners of the nearest shapes already in the cache
 // (seeds), each config's best-predicted candidate, and the best-predicted candidates of all by
 // their config's "estimate" (space/sweep_config.hpp); then, batch after batch, the untried
-// neighbours (one tunable changed, or two tunables' values exchanged, with one more change where
-// the exchange alone is not valid) of the fastest candidates
-// measured so far, one per direction (leader and tunable) before a second along any, best
-// predicted first within a direction, or the next predicted ones where the leaders have no
-// neighbour left. The estimate finds the region, the measurements
-// settle the details it cannot see (pipeline depth, epilogue, raster order). A config without an
-// estimate predicts nothing: its candidates are all searched in the first batch unless the user
-// capped the search. --budget (tune/tuner.cpp) can end the search sooner.
+// neighbours of the fastest candidates measured so far: one tunable moved up or down, or two
+// tunables' values exchanged where the config names the pair in "exchanges" (with one more change
+// where the exchange alone is not valid). A batch takes one step in every direction (leader, and
+// tunable with its sense, or pair) before a second in any, best predicted first within a
+// direction; where the leaders have no neighbour left, the next predicted. The estimate finds the
+// region, the measurements settle the details it cannot see (pipeline depth, epilogue, raster
+// order). A config without an estimate predicts nothing: its candidates are all searched in the
+// first batch unless the user capped the search. --budget (tune/tuner.cpp) can end the search
+// sooner.
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -39,6 +41,9 @@ struct SearchOptions {
   static constexpr size_t default_cap = 40, opening = 12, batch = 8, leaders = 2;
 };
 
+// Per config name, the pairs of tunables a move may exchange (SweepConfig::exchanges).
+using Exchanges = std::map<std::string, std::vector<std::pair<std::string, std::string>>>;
+
 // A configuration to try first: a nearby shape's winner.
 struct SearchSeed {
   std::string config_name;
@@ -53,7 +58,8 @@ class GuidedSearch {
   // Valid candidates are the records not_run with an empty reason. `records` must outlive the
   // search; the caller times each batch's records (their disposition and time) before asking for
   // the next batch.
-  GuidedSearch(std::vector<CandidateRecord>& records, const std::vector<SearchSeed>& seeds, SearchOptions options);
+  GuidedSearch(std::vector<CandidateRecord>& records, const std::vector<SearchSeed>& seeds, SearchOptions options,
+               Exchanges exchanges = {});
 
   // Indices into the records to compile and time next; empty when the search is over.
   std::vector<size_t> next_batch();
@@ -72,7 +78,8 @@ class GuidedSearch {
   std::vector<CandidateRecord>& records_;
   SearchOptions options_;
   std::vector<size_t> valid_;      // enumeration order
-  std::set<std::pair<std::string, Bindings>> valid_params_;  // (config, params) of valid_
+  Exchanges exchanges_;
+  std::set<std::pair<std::string, Bindings>> valid_params_;  // (config, params) valid, in any shard
   std::vector<size_t> predicted_;  // valid with an estimate, fastest predicted first (ties: enumeration order)
   std::vector<size_t> unpredicted_;
   std::vector<size_t> seeded_;

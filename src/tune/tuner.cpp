@@ -151,8 +151,10 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
     sweep_of.insert(sweep_of.end(), records.size(), s);
     candidates.insert(candidates.end(), std::make_move_iterator(records.begin()), std::make_move_iterator(records.end()));
   }
+  Exchanges exchanges;
+  for (const Sweep* s : sweeps) exchanges[s->config.name] = s->config.exchanges;
   GuidedSearch search(candidates, options_.search.exhaustive ? std::vector<SearchSeed>{} : nearest_winners(problem, device),
-                      options_.search);
+                      options_.search, std::move(exchanges));
 
   const Tolerance tolerance = tolerance_for(family, problem, options_.tolerance);
   std::vector<CandidateRecord> baselines;

@@ -157,17 +157,57 @@ TEST(SearchOrder, NeighbourBatchesStepAlongEveryTunableBeforeRepeatingOne) {
     }
   };
   SearchOptions o;
-  o.max_candidates = 12 + 8 + 8;
+  o.max_candidates = 12 + 8;
   GuidedSearch search(r, {}, o);
   time(search.next_batch());  // S = 0 (all G) and S = 1 (G = 0, 1)
   const std::vector<size_t> second = search.next_batch();
   ASSERT_EQ(second.size(), SearchOptions::batch);
   EXPECT_TRUE(std::any_of(second.begin(), second.end(), [&](size_t i) { return r[i].params.at("S") >= 2; }));
-  time(second);
-  for (auto more = search.next_batch(); !more.empty(); more = search.next_batch()) time(more);
-  EXPECT_TRUE(std::any_of(r.begin(), r.end(), [](const CandidateRecord& c) {
-    return c.disposition == Disposition::passed && c.params.at("S") >= 4;
-  }));
+}
+
+// A tile and its transpose: the leader is 64x128 in clusters of 2 (C = 2); its exchange, 128x64
+// in clusters of 2, is not valid, and the fastest candidate, 128x64 without clusters, is
+// predicted worst. Where the config names (BM, BN) in "exchanges", the first batch of neighbours
+// holds it; where it does not, three tunables away, it is no neighbour.
+TEST(SearchOrder, AnExchangeThatIsNotValidTakesOneMoreChange) {
+  auto make = [](int bm, int bn, int c, int64_t estimate) {
+    CandidateRecord rec = valid(0, estimate);
+    rec.params = {{"BM", bm}, {"BN", bn}, {"C", c}, {"S", 0}};
+    return rec;
+  };
+  auto run = [&](Exchanges exchanges) {
+    std::vector<CandidateRecord> r = {make(64, 128, 2, 1), make(64, 64, 2, 2), make(128, 128, 2, 3)};
+    for (int s = 1; s <= 30; ++s) {  // many neighbours along S, all predicted better than the transpose
+      CandidateRecord rec = make(64, 128, 2, 10 + s);
+      rec.params["S"] = s;
+      r.push_back(rec);
+    }
+    r.push_back(make(128, 64, 1, 100));
+    CandidateRecord ruled = make(128, 64, 2, 50);
+    ruled.disposition = Disposition::invalid;
+    ruled.reason = "constraint failed: cluster tile over M";
+    r.push_back(ruled);
+    SearchOptions o;
+    o.max_candidates = SearchOptions::opening + SearchOptions::batch;  // the opening and one batch of neighbours
+    GuidedSearch search(r, {}, o, std::move(exchanges));
+    std::vector<size_t> first = search.next_batch();
+    for (size_t i : first) {  // the leader fastest, the rest slower
+      r[i].disposition = Disposition::passed;
+      r[i].time = TimeStats{};
+      r[i].time->median = r[i].params.at("BM") == 64 && r[i].params.at("BN") == 128 && r[i].params.at("S") == 0 ? 1.0 : 2.0;
+    }
+    bool found = false;
+    for (auto more = search.next_batch(); !more.empty(); more = search.next_batch())
+      for (size_t i : more) {
+        found |= r[i].params.at("BM") == 128 && r[i].params.at("BN") == 64;
+        r[i].disposition = Disposition::passed;
+        r[i].time = TimeStats{};
+        r[i].time->median = 2.0;
+      }
+    return found;
+  };
+  EXPECT_TRUE(run({{"c", {{"BM", "BN"}}}}));
+  EXPECT_FALSE(run({}));
 }
 
 int id_of(const CandidateRecord& r) {
@@ -308,8 +348,10 @@ void replay_sweeps(bool reversed) {
     ASSERT_FALSE(measured.median_ms.empty()) << entry.path();
     ++sweeps;
     std::vector<CandidateRecord> records;
+    Exchanges exchanges;
     for (std::string_view path : gemm.default_configs()) {
       const SweepConfig config = parse_family_config(gemm, *find_embedded(path), std::string(path));
+      exchanges[config.name] = config.exchanges;
       // A config added since the sweep (gemm_mma_cluster, 256x256x16384) has no times to replay:
       // its candidates would only count as failures. The search is judged on the configs measured.
       const bool swept = std::any_of(measured.median_ms.begin(), measured.median_ms.end(),
@@ -331,7 +373,7 @@ void replay_sweeps(bool reversed) {
     // Replay the default search with the sweep's times: a candidate the sweep did not measure
     // (its registers spilled) fails as it would have.
     if (reversed) std::reverse(records.begin(), records.end());
-    GuidedSearch search(records, {}, SearchOptions{});
+    GuidedSearch search(records, {}, SearchOptions{}, exchanges);
     double best = 1e30, best_searched = 1e30;
     for (const auto& [key, ms] : measured.median_ms) best = std::min(best, ms);
     size_t searched = 0, measured_searched = 0;

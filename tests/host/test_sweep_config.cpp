@@ -166,6 +166,7 @@ TEST(SweepConfig, OptionalKeysHaveDefaults) {
   EXPECT_TRUE(c.problems.empty());
   EXPECT_TRUE(c.dtypes.empty());
   EXPECT_TRUE(c.options.empty());
+  EXPECT_TRUE(c.exchanges.empty());
 }
 
 TEST(SweepConfig, MalformedJsonGivesLineAndColumn) {
@@ -218,6 +219,22 @@ TEST(SweepConfig, ParameterValuesMustBeIntegers) {
   expect_error(text, where(text, "18446744073709551615"), {"BLOCK_M", "does not fit in int64"});
   EXPECT_EQ(parse(edit(toy, "[64, 128]", "[64, -9223372036854775808]")).parameters[0].second[1],
             INT64_MIN);
+}
+
+// "exchanges": pairs of parameters the guided search may swap in one move.
+TEST(SweepConfig, ExchangesArePairsOfParameters) {
+  const std::string with = edit(toy, "\"launch\":", "\"exchanges\": [[\"BLOCK_M\", \"BLOCK_N\"]],\n  \"launch\":");
+  const SweepConfig c = parse(with);
+  ASSERT_EQ(c.exchanges.size(), 1u);
+  EXPECT_EQ(c.exchanges[0], (std::pair<std::string, std::string>{"BLOCK_M", "BLOCK_N"}));
+  std::string text = edit(with, "\"BLOCK_N\"]]", "\"TILE_BYTES\"]]");
+  expect_error(text, where(text, "\"TILE_BYTES\"]]"), {"\"TILE_BYTES\"", "not a parameter"});
+  text = edit(with, "\"BLOCK_N\"]]", "\"BLOCK_M\"]]");
+  expect_error(text, where(text, "[\"BLOCK_M\", \"BLOCK_M\"]"), {"two different parameters"});
+  text = edit(with, "[[\"BLOCK_M\", \"BLOCK_N\"]]", "[[\"BLOCK_M\"]]");
+  expect_error(text, where(text, "[\"BLOCK_M\"]]"), {"a pair of parameter names"});
+  text = edit(with, "[[\"BLOCK_M\", \"BLOCK_N\"]]", "{}");
+  expect_error(text, where(text, "{}"), {"exchanges", "list"});
 }
 
 TEST(SweepConfig, ParameterLists) {
