@@ -542,9 +542,9 @@ __device__ __forceinline__ void ktune_gemm_mma_body(const T* __restrict__ A, con
           const int n = n0 + wn * WN + ni * 8 + 2 * t + (c & 1);
           if (m < M && n < N) partials[((long long)blockIdx.y * M + m) * N + n] = acc[mi][ni][c];
         }
-    splitk::reduce_splits<THREADS>(
+    splitk::reduce_splits<THREADS, BLOCK_M * BLOCK_N>(
         partials, (long long)M * N, gridDim.y, blockIdx.y,
-        arrivals + blockIdx.x * splitk::counters_per_tile(gridDim.y), BLOCK_M * BLOCK_N,
+        arrivals + blockIdx.x * splitk::counters_per_tile(gridDim.y),
         [&](int i, long long& off) {
           const int m = m0 + i / BLOCK_N, n = n0 + i % BLOCK_N;
           off = (long long)m * N + n;

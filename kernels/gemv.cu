@@ -37,9 +37,19 @@
 #include "splitk.cuh"
 #include "stream_load.cuh"
 
+// The registers a thread needs: its UNROLL 16-byte loads in flight, its M_TILE x VEC accumulators
+// and about 24 for addresses and indices. Promised only with few accumulators: more keep the
+// registers up by themselves (M_TILE 8: about 190), and there this count falls short and would
+// make ptxas spill.
+template <typename T, int M_TILE, int NUM_WARPS, int UNROLL>
+constexpr int gemv_blocks_per_sm() {
+  constexpr int accumulators = M_TILE * (16 / (int)sizeof(T));
+  return accumulators > 16 ? 0 : stream_blocks_per_sm(NUM_WARPS * 32, UNROLL * 4 + accumulators + 24);
+}
+
 template <typename T, int A_ROW_MAJOR, int B_ROW_MAJOR, int SMALL_N, int M_TILE, int BLOCK_N, int NUM_WARPS,
           int UNROLL, int SPLIT_K>
-__global__ void __launch_bounds__(NUM_WARPS * 32)
+__global__ void __launch_bounds__(NUM_WARPS * 32, (gemv_blocks_per_sm<T, M_TILE, NUM_WARPS, UNROLL>()))
 ktune_gemv(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, int M, int N, int K,
            const float* /*scale_a*/, const float* /*scale_b*/, float* __restrict__ partials,
            unsigned* __restrict__ arrivals) {
@@ -153,9 +163,8 @@ ktune_gemv(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, 
     for (int r = 0; r < ROWS; ++r) s += red[r * M_TILE * BLOCK_N + i];
     if (m < I && n0 + nn < J) partials[((long long)blockIdx.y * I + m) * J + n0 + nn] = s;
   }
-  splitk::reduce_splits<THREADS>(
+  splitk::reduce_splits<THREADS, M_TILE * BLOCK_N>(
       partials, (long long)I * J, SPLIT_K, blockIdx.y, arrivals + blockIdx.x * splitk::counters_per_tile(SPLIT_K),
-      M_TILE * BLOCK_N,
       [&](int i, long long& off) {
         const int m = i / BLOCK_N, nn = i % BLOCK_N;
         off = (long long)m * J + n0 + nn;

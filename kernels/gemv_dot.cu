@@ -37,9 +37,17 @@
 #include "splitk.cuh"
 #include "stream_load.cuh"
 
+// The registers a thread needs (stream_load.cuh): its ROW_TILES x 2 x UNROLL 16-byte loads in
+// flight, the N_TILES pieces of X, its accumulators and row pointers, and about 24 more.
+template <int N_TILES, int WARPS, int ROW_TILES, int UNROLL>
+constexpr int gemv_dot_blocks_per_sm() {
+  return stream_blocks_per_sm(WARPS * 32, ROW_TILES * 2 * UNROLL * 4 + N_TILES * 4 + ROW_TILES * N_TILES * 4 +
+                                              ROW_TILES * 4 + 24);
+}
+
 template <typename T, int A_ROW_MAJOR, int B_ROW_MAJOR, int SMALL_N, int N_TILES, int WARPS,
           int ROW_TILES, int UNROLL, int SPLIT_K>
-__global__ void __launch_bounds__(WARPS * 32)
+__global__ void __launch_bounds__(WARPS * 32, (gemv_dot_blocks_per_sm<N_TILES, WARPS, ROW_TILES, UNROLL>()))
 ktune_gemv_dot(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, int M, int N,
                int K, const float* /*scale_a*/, const float* /*scale_b*/,
                float* __restrict__ partials, unsigned* __restrict__ arrivals) {
@@ -168,9 +176,9 @@ ktune_gemv_dot(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__
     if (j < J) partials[((long long)blockIdx.y * J + j) * I_PAD + i] = v;
   });
   const int j0 = blockIdx.x * BLOCK_J;
-  splitk::reduce_splits<THREADS>(
+  splitk::reduce_splits<THREADS, BLOCK_J * I_PAD>(
       partials, (long long)J * I_PAD, SPLIT_K, blockIdx.y,
-      arrivals + blockIdx.x * splitk::counters_per_tile(SPLIT_K), BLOCK_J * I_PAD,
+      arrivals + blockIdx.x * splitk::counters_per_tile(SPLIT_K),
       [&](int idx, long long& off) {
         const int j = j0 + idx / I_PAD, i = idx % I_PAD;
         off = (long long)j * I_PAD + i;

@@ -1,4 +1,5 @@
-// stream_load.cuh — the 16-byte load of an operand that is read once (gemv.cu, gemv_dot.cu).
+// stream_load.cuh — the 16-byte load of an operand that is read once, and the occupancy a stream
+// kernel promises ptxas (gemv.cu, gemv_dot.cu).
 #pragma once
 
 // Zero where `pred` is false, with no branch around the load; no L1 allocation, since nothing
@@ -11,4 +12,13 @@ __device__ __forceinline__ uint4 load_stream16(const void* p, bool pred) {
       : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
       : "l"(p), "r"((int)pred));
   return v;
+}
+
+// Blocks per SM for __launch_bounds__ (0: no promise) where a thread needs `registers` to keep the
+// loads it issues together in flight: as many blocks as fit at that count, in allocation units of
+// 8. Promised nothing, ptxas aimed at full occupancy once split-K's sums stopped needing
+// registers (splitk.cuh): 32 of them in the GEMV, whose loads then issued one at a time (SASS,
+// 1x4096x4096 fp16, SPLIT_K 8: 39 us on the H100 against 22 with them together).
+__host__ __device__ constexpr int stream_blocks_per_sm(int threads, int registers) {
+  return 65536 / (threads * ((registers + 7) / 8 * 8));
 }
