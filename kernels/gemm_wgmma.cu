@@ -686,7 +686,9 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
   } else {
     // ---- consumer warpgroups ----
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMER_REGS));
-    const int consumer = threadIdx.x / 128 - 1;
+    // Broadcast from lane 0, so that the compiler knows it is the same in every thread of a warp:
+    // the descriptors and barrier addresses built from it then stay in uniform registers.
+    const int consumer = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0) - 1;
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     const bool store_leader = EPILOGUE && threadIdx.x % 128 == 0;  // issues this consumer's stores
     unsigned panel_seq = 0;  // EPILOGUE 2: panels staged so far; its parity picks the slot
@@ -702,11 +704,11 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
     constexpr unsigned B_KSTEP = SWAP ? 32 : B_KMAJOR ? 32 : 16 * SWIZZLE_ROW;
     constexpr unsigned A_MSTEP = A_KMAJOR ? 64 * SWIZZLE_ROW : PANEL;  // next m64 slice
     constexpr int WGMMA_B_STAGE = SWAP ? A_STAGE : B_STAGE;
-    const unsigned long long desc_a0 =
-        make_desc(a_tiles + consumer * MI * A_MSTEP, A_KMAJOR ? 16 : PANEL, SWIZZLE_ATOM);
-    const unsigned long long desc_b0 =
-        SWAP ? make_desc(a_tiles + consumer * WG_M * SWIZZLE_ROW, 16, SWIZZLE_ATOM)
-             : make_desc(b_tiles, B_KMAJOR ? 16 : PANEL, SWIZZLE_ATOM);
+    // The low words only (wgmma.cuh's desc_lo): every descriptor here has the high word DESC_HI.
+    constexpr unsigned DESC_HI = desc_hi(SWIZZLE_ATOM);
+    const unsigned desc_a0 = desc_lo(a_tiles + consumer * MI * A_MSTEP, A_KMAJOR ? 16 : PANEL);
+    const unsigned desc_b0 = SWAP ? desc_lo(a_tiles + consumer * WG_M * SWIZZLE_ROW, 16)
+                                  : desc_lo(b_tiles, B_KMAJOR ? 16 : PANEL);
     // wgmma's A from registers: the M/N-major tile it comes from (B's with SWAP, else this
     // consumer's panels of A's) and the tile row each accumulator row (mi, h) stands for.
     const unsigned frag_tiles = SWAP ? b_tiles : a_tiles + consumer * (WG_M / CHUNK) * PANEL;
@@ -754,7 +756,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi) fence_accumulators(acc[mi]);
             wgmma_fence();
-            const unsigned long long db = desc_b0 + ((s * WGMMA_B_STAGE + ks * B_KSTEP) >> 4);
+            const unsigned long long db = desc_join(DESC_HI, desc_b0 + ((s * WGMMA_B_STAGE + ks * B_KSTEP) >> 4));
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi) wgmma_rs<KIND, WN, 0>(acc[mi], f[mi], db);
             wgmma_commit();
@@ -771,12 +773,12 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
 #pragma unroll
           for (int ks = 0; ks < KSTEPS; ++ks) {
             // Descriptor addresses are in 16-byte units in the low bits; offsets stay below
-            // 256 KB, so adding them to the encoded descriptor cannot carry into other fields.
-            const unsigned long long db = desc_b0 + ((s * B_STAGE + ks * B_KSTEP) >> 4);
+            // 256 KB, so adding them to the low word cannot carry into other fields.
+            const unsigned long long db = desc_join(DESC_HI, desc_b0 + ((s * B_STAGE + ks * B_KSTEP) >> 4));
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi) {
               const unsigned long long da =
-                  desc_a0 + ((s * A_STAGE + ks * A_KSTEP + mi * A_MSTEP) >> 4);
+                  desc_join(DESC_HI, desc_a0 + ((s * A_STAGE + ks * A_KSTEP + mi * A_MSTEP) >> 4));
               wgmma<KIND, BLOCK_N, A_KMAJOR ? 0 : 1, B_KMAJOR ? 0 : 1>(acc[mi], da, db);
             }
           }

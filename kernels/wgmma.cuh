@@ -24,10 +24,19 @@ template <> struct OperandKind<__nv_fp8_e4m3> { static constexpr Kind value = Ki
 // (1024-byte aligned, or offset inside a swizzle row along K). `lbo`: bytes between 64-element
 // chunks along M/N of an M/N-major tile (unused for K-major tiles, whose k16 slice lies inside a
 // swizzle row). `sbo`: bytes between groups of 8 rows, 1024 for the dense tiles used here.
+// Its two words apart: the low one holds the address and `lbo`, the high one `sbo` and the
+// swizzle mode. A loop over a ring of tiles adds to the low word alone (shared addresses stay
+// below 256 KB, so the 14-bit address field cannot carry) and keeps the high one a constant,
+// instead of 64-bit adds on a descriptor held in registers.
+__host__ __device__ constexpr unsigned desc_hi(unsigned sbo) { return (sbo >> 4) | 1u << 30; }  // 62: 128-byte swizzle
+__device__ __forceinline__ unsigned desc_lo(unsigned addr, unsigned lbo) {
+  return ((addr & 0x3FFFF) >> 4) | (lbo >> 4) << 16;
+}
+__device__ __forceinline__ unsigned long long desc_join(unsigned hi, unsigned lo) {
+  return static_cast<unsigned long long>(hi) << 32 | lo;
+}
 __device__ __forceinline__ unsigned long long make_desc(unsigned addr, unsigned lbo, unsigned sbo) {
-  return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) |
-         static_cast<unsigned long long>(lbo >> 4) << 16 |
-         static_cast<unsigned long long>(sbo >> 4) << 32 | 1ull << 62;  // 62: 128-byte swizzle
+  return desc_join(desc_hi(sbo), desc_lo(addr, lbo));
 }
 
 __device__ __forceinline__ void wgmma_fence() {
