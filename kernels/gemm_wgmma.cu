@@ -687,7 +687,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
     // ---- consumer warpgroups ----
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMER_REGS));
     // Broadcast from lane 0, so that the compiler knows it is the same in every thread of a warp:
-    // the descriptors and barrier addresses built from it then stay in uniform registers.
+    // the descriptors built from it then stay in uniform registers, stepped by uniform adds.
     const int consumer = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0) - 1;
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     const bool store_leader = EPILOGUE && threadIdx.x % 128 == 0;  // issues this consumer's stores
@@ -772,8 +772,8 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
           wgmma_fence();
 #pragma unroll
           for (int ks = 0; ks < KSTEPS; ++ks) {
-            // Descriptor addresses are in 16-byte units in the low bits; offsets stay below
-            // 256 KB, so adding them to the low word cannot carry into other fields.
+            // Descriptor addresses are in 16-byte units in the low bits; base plus offset stays
+            // below 256 KB, so adding them to the low word cannot carry into other fields.
             const unsigned long long db = desc_join(DESC_HI, desc_b0 + ((s * B_STAGE + ks * B_KSTEP) >> 4));
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi) {

@@ -40,7 +40,9 @@
 // The registers a thread needs: its UNROLL 16-byte loads in flight, its M_TILE x VEC accumulators
 // and about 24 for addresses and indices. Promised only with few accumulators: more keep the
 // registers up by themselves (M_TILE 8: about 190), and there this count falls short and would
-// make ptxas spill.
+// make ptxas spill. It is short already for some: BLOCK_N 512 on 4 warps at M_TILE 2, or fp32 at
+// M_TILE 4, spill and are ruled out (fp32 at M = 3 keeps 48 of the 65 candidates it had); the
+// split-K sums' own registers (8 outputs a thread there) are not in it.
 template <typename T, int M_TILE, int NUM_WARPS, int UNROLL>
 constexpr int gemv_blocks_per_sm() {
   constexpr int accumulators = M_TILE * (16 / (int)sizeof(T));

@@ -28,9 +28,10 @@ constexpr int SPLIT_GROUP = 8;
 
 // Adds the partials of COUNT outputs: output i's sum for split s lies at partials[s * stride +
 // off], where offset(i, off) sets off (less than stride) and says whether output i exists;
-// store(i, sum) writes it. A thread takes CHUNK of its outputs at a time and reads DEPTH splits of
-// each before adding, CHUNK * DEPTH loads in flight: a loop over the splits of one output at a
-// time waits for L2 once per split, which at 32 splits cost more than the blocks' whole K slices.
+// store(i, sum) writes it. A thread takes CHUNK of its outputs at a time and unrolls the splits by
+// DEPTH, so that up to CHUNK * DEPTH loads can be in flight: a loop over the splits of one output
+// at a time waits for L2 once per split, which at 32 splits cost more than the blocks' K slices.
+// Offsets are ints: the configs bound SPLIT_K * stride * 4 bytes by splitk_partial_bytes (48 MiB).
 // CHUNK is no more than the tile gives a thread: the registers held here count for the whole
 // kernel, and a GEMV block of 128 threads holding 8 outputs it did not have took 72 registers
 // instead of 64, 7 blocks to an SM instead of 8, and a second wave at 1x4096x4096.
