@@ -1,9 +1,11 @@
 // `ktune compile --all --arch sm_90a`: NVRTC-compile every candidate of a sweep without a GPU and say
 // which compile, which are invalid and why, with ptxas's register, spill and shared-memory
 // figures. Exit 1 if any candidate the constraints allow fails to compile. CI runs it. --sample N
-// compiles a spread of at most N valid candidates per config and problem instead of all.
+// compiles a spread of at most N valid candidates per config and problem instead of all; --quick
+// the fewest that touch every config, problem and tunable value; --part I/N a share of the list.
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <optional>
@@ -13,6 +15,7 @@
 #include "compile/embedded.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "families/family.hpp"
+#include "space/spread.hpp"
 #include "tune/compile_candidates.hpp"
 
 namespace ktune::cli {
@@ -50,11 +53,18 @@ Tally report(const std::vector<CandidateRecord>& records, bool verbose) {
   return t;
 }
 
+// "--part 3/8": the third of eight parts of the (config, problem) list.
+struct Part {
+  size_t index = 1, count = 1;
+};
+
 struct CompileFlags {
   std::string arch = "sm_90a";
   bool verbose = false;
   bool allow_spills = false;
   size_t sample = 0;
+  bool quick = false;
+  std::string part;
   CommonFlags common;
 };
 
@@ -66,7 +76,34 @@ void add_compile_flags(CLI::App& cmd, CompileFlags& flags) {
                  "compile at most N valid candidates per config and problem, spread so that every value of "
                  "every tunable compiles (0: all)")
       ->capture_default_str();
+  cmd.add_flag("--quick", flags.quick,
+               "compile the fewest candidates that still touch everything: every value of every tunable once "
+               "per config, and at least one candidate per problem (scripts/test.sh)");
+  cmd.add_option("--part", flags.part,
+                 "I/N: only the I-th of N parts of the config-and-problem list (round robin), so that N "
+                 "processes share the work (CI's offline compile)");
   add_common_flags(cmd, flags.common);
+}
+
+Part parse_part(const std::string& text) {
+  if (text.empty()) return {};
+  Part p;
+  char slash = 0, rest = 0;
+  if (std::sscanf(text.c_str(), "%zu%c%zu%c", &p.index, &slash, &p.count, &rest) != 3 || slash != '/' ||
+      p.count == 0 || p.index == 0 || p.index > p.count)
+    throw ConfigError(fmt::format("--part {}: say I/N with 1 <= I <= N (--part 2/8)", text));
+  return p;
+}
+
+// What to compile of one problem's valid candidates, and how the rest are recorded.
+void choose_picks(const CompileFlags& flags, CoveredValues& covered, CompileOptions& options) {
+  if (flags.quick) {
+    options.pick = [&covered](const std::vector<Bindings>& params) { return cover_picks(params, covered); };
+    options.left_out = "not in the sample (--quick)";
+  } else if (flags.sample > 0) {
+    options.pick = [n = flags.sample](const std::vector<Bindings>& params) { return spread_picks(params, n); };
+    options.left_out = fmt::format("not in the sample (--sample {})", flags.sample);
+  }
 }
 
 // Compiles every candidate of each config for each of its problems: `problem` when given, else
@@ -74,8 +111,10 @@ void add_compile_flags(CLI::App& cmd, CompileFlags& flags) {
 int compile_configs(const CompileFlags& flags, const std::vector<SweepConfig>& configs,
                     const std::optional<Problem>& problem) {
   const ArchFacts arch = arch_facts_offline(flags.arch);
+  const Part part = parse_part(flags.part);
   NvrtcCompiler compiler(cache_dir(flags.common));
   Tally total;
+  size_t job = 0;  // position in the (config, problem) list, for --part
   for (const SweepConfig& config : configs) {
     const KernelFamily& family = find_family(config.family);
     const KernelSource source = resolve_kernel_source(config, flags.common.kernel);
@@ -91,9 +130,16 @@ int compile_configs(const CompileFlags& flags, const std::vector<SweepConfig>& c
       for (const auto& [p, why] : made.skipped) fmt::print("{} / {}: skipped ({})\n", config.name, describe(p), why);
       problems = std::move(made.problems);
     }
+    CoveredValues covered;  // --quick: the values this config has compiled so far
     for (const Problem& p : problems) {
+      if (job++ % part.count != part.index - 1) continue;
       fmt::print("{} / {} for {}\n", config.name, describe(p), flags.arch);
-      CompileOptions copts{flags.arch, flags.common.jobs, flags.allow_spills, !flags.common.no_progress, flags.sample};
+      CompileOptions copts;
+      copts.arch = flags.arch;
+      copts.jobs = flags.common.jobs;
+      copts.allow_spills = flags.allow_spills;
+      copts.show_progress = !flags.common.no_progress;
+      choose_picks(flags, covered, copts);
       Tally t = report(compile_candidates(compiler, config, source, family, p, arch, copts), flags.verbose);
       fmt::print("  {} compiled, {} invalid, {} failed to compile{}\n", t.compiled, t.invalid, t.failed,
                  t.unsampled ? fmt::format(", {} valid left out of the sample", t.unsampled) : "");

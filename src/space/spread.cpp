@@ -24,4 +24,27 @@ std::vector<size_t> spread_picks(const std::vector<Bindings>& params, size_t lim
   return {picks.begin(), picks.end()};
 }
 
+std::vector<size_t> cover_picks(const std::vector<Bindings>& params, CoveredValues& covered) {
+  // Greedy set cover: the candidate with the most values not yet covered, first in enumeration
+  // order on ties, until none adds one. Within a factor ln(values) of the fewest kernels, and
+  // O(picks x candidates), cheap beside one compile.
+  auto adds = [&](const Bindings& b) {
+    size_t n = 0;
+    for (const auto& pair : b) n += !covered.count(pair);
+    return n;
+  };
+  std::vector<size_t> picks;
+  for (;;) {
+    size_t best = params.size(), best_adds = 0;
+    for (size_t c = 0; c < params.size(); ++c)
+      if (size_t n = adds(params[c]); n > best_adds) best = c, best_adds = n;
+    if (best_adds == 0) break;
+    picks.push_back(best);
+    for (const auto& pair : params[best]) covered.insert(pair);
+  }
+  if (picks.empty() && !params.empty()) picks.push_back(params.size() / 2);
+  std::sort(picks.begin(), picks.end());
+  return picks;
+}
+
 }  // namespace ktune

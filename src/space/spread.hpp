@@ -4,6 +4,9 @@
 #pragma once
 
 #include <cstddef>
+#include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "core/problem.hpp"
@@ -16,5 +19,14 @@ namespace ktune {
 // the whole list. The value picks are kept even past `limit` (0: those picks alone). None for an
 // empty list.
 std::vector<size_t> spread_picks(const std::vector<Bindings>& params, size_t limit = 0);
+
+// The (tunable, value) pairs already compiled, shared by the calls of one config.
+using CoveredValues = std::set<std::pair<std::string, int64_t>>;
+
+// Indices into `params`, ascending, for a small run that still touches everything: candidates
+// that together have every (tunable, value) pair `covered` does not (added to it), most new pairs
+// first, so over a config's problems every value compiles once; where nothing is new, the middle
+// candidate, so every problem (its dtype, options and sizes compiled in) still compiles one.
+std::vector<size_t> cover_picks(const std::vector<Bindings>& params, CoveredValues& covered);
 
 }  // namespace ktune

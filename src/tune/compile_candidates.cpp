@@ -6,7 +6,6 @@
 
 #include "compile/compile_all.hpp"
 #include "space/enumerate.hpp"
-#include "space/spread.hpp"
 #include "util/progress.hpp"
 
 namespace ktune {
@@ -81,14 +80,13 @@ std::vector<CandidateRecord> compile_candidates(Compiler& compiler, const SweepC
   std::vector<size_t> request_owner;
   for (size_t i = 0; i < records.size(); ++i)
     if (records[i].disposition == Disposition::not_run) request_owner.push_back(i);
-  if (options.sample > 0) {  // keep the spread of the valid candidates, record the rest unsampled
+  if (options.pick) {  // keep the picked valid candidates, record the rest as left out
     std::vector<Bindings> params;
     for (size_t i : request_owner) params.push_back(records[i].params);
     std::vector<size_t> kept;
-    for (size_t k : spread_picks(params, options.sample)) kept.push_back(request_owner[k]);
+    for (size_t k : options.pick(params)) kept.push_back(request_owner[k]);
     for (size_t i : request_owner)
-      if (!std::binary_search(kept.begin(), kept.end(), i))
-        records[i].reason = fmt::format("not in the sample (--sample {})", options.sample);
+      if (!std::binary_search(kept.begin(), kept.end(), i)) records[i].reason = options.left_out;
     request_owner = std::move(kept);
   }
   std::vector<CompileRequest> requests;

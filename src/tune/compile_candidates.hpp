@@ -6,6 +6,8 @@
 // same three steps: enumerate_candidates, compile_request, judge_compile.
 #pragma once
 
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "compile/compiler.hpp"
@@ -21,10 +23,11 @@ struct CompileOptions {
   int jobs = 0;         // compile threads, 0 = all cores
   bool allow_spills = false;
   bool show_progress = true;
-  // 0: compile every valid candidate. Else at most this many of them per call, chosen by
-  // space/spread.hpp's spread_picks (every value of every tunable still compiles); the others
-  // are recorded not_run, "not in the sample".
-  size_t sample = 0;
+  // Which of the valid candidates to compile (indices into their tunables, ascending), or every
+  // one when empty: `ktune compile --sample` and `--quick` (space/spread.hpp). The others are
+  // recorded not_run with `left_out` as their reason.
+  std::function<std::vector<size_t>(const std::vector<Bindings>&)> pick;
+  std::string left_out = "not in the sample";
 };
 
 // One record per candidate, in enumeration order: `invalid` with the reason, or not_run with an
@@ -41,7 +44,7 @@ CompileRequest compile_request(const KernelSource& source, const CandidateRecord
 void judge_compile(CandidateRecord& rec, CompileInfo info, bool allow_spills);
 
 // One record per candidate, in enumeration order: `invalid`, `compile_failed`, not_run with
-// compile.ok set (ready to run), or not_run without it (left out by options.sample).
+// compile.ok set (ready to run), or not_run without it (left out by options.pick).
 std::vector<CandidateRecord> compile_candidates(Compiler& compiler, const SweepConfig& config,
                                                 const KernelSource& source, const KernelFamily& family,
                                                 const Problem& problem, const ArchFacts& arch,

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <regex>
+#include <set>
+#include <sstream>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -104,6 +106,66 @@ TEST_F(CliHelp, CompileSampleCompilesASpreadAndCountsTheRest) {
   const int compiled = std::stoi(m[1]), left_out = std::stoi(m[2]);
   EXPECT_GE(compiled, 3);
   EXPECT_GT(left_out, 10 * compiled);
+}
+
+TEST_F(CliHelp, CompileQuickTouchesEveryTunableValueWithFewerKernelsThanASample) {
+  // add's sweep over its own problems: --quick compiles each value of each tunable once per
+  // config and one candidate of every problem; -v lists what compiled.
+  const std::string dir = (std::filesystem::temp_directory_path() / "ktune-cli-quick-cache").string();
+  const Ran quick = run_ktune("compile add --arch sm_80 --quick -v --no-progress --cache-dir " + dir);
+  ASSERT_EQ(quick.exit_code, 0) << quick.output;
+  const Ran sample = run_ktune("compile add --arch sm_80 --sample 3 --no-progress --cache-dir " + dir);
+  ASSERT_EQ(sample.exit_code, 0) << sample.output;
+  const std::regex total(R"(total: (\d+) compiled)");
+  std::smatch mq, ms;
+  ASSERT_TRUE(std::regex_search(quick.output, mq, total)) << quick.output;
+  ASSERT_TRUE(std::regex_search(sample.output, ms, total)) << sample.output;
+  EXPECT_LT(std::stoi(mq[1]), std::stoi(ms[1]));
+  // Every problem compiled something: no "0 compiled" line.
+  EXPECT_EQ(quick.output.find("  0 compiled"), std::string::npos) << quick.output;
+  // Every value each tunable takes in the embedded config appears among the compiled lines.
+  const nlohmann::json config = nlohmann::json::parse(read_file(std::string(KTUNE_SOURCE_DIR) + "/configs/add.json"));
+  for (const auto& [name, values] : config.at("parameters").items())
+    for (const auto& v : values) {
+      // Short names: the compiled lines abbreviate tunables (short_params); look for "=V " after
+      // a compiled line's name column instead of the exact key.
+      const std::string value = "=" + v.dump() + " ";
+      bool found = false;
+      std::istringstream lines(quick.output);
+      for (std::string line; std::getline(lines, line);)
+        if (line.find("  compiled  ") == 0 && line.find(value) != std::string::npos) found = true;
+      EXPECT_TRUE(found) << name << value << "\n" << quick.output;
+    }
+}
+
+TEST_F(CliHelp, CompilePartsSplitTheProblemsWithoutOverlapAndRefuseABadPart) {
+  const std::string dir = (std::filesystem::temp_directory_path() / "ktune-cli-part-cache").string();
+  std::multiset<std::string> seen;
+  std::set<std::string> whole;
+  auto headers = [](const std::string& output) {
+    std::vector<std::string> out;
+    std::istringstream lines(output);
+    for (std::string line; std::getline(lines, line);)
+      if (line.find(" for sm_80") != std::string::npos) out.push_back(line);
+    return out;
+  };
+  const Ran all = run_ktune("compile add --arch sm_80 --quick --no-progress --cache-dir " + dir);
+  ASSERT_EQ(all.exit_code, 0) << all.output;
+  for (const std::string& h : headers(all.output)) whole.insert(h);
+  ASSERT_GE(whole.size(), 3u) << all.output;
+  for (const char* part : {"1/3", "2/3", "3/3"}) {
+    const Ran r = run_ktune(std::string("compile add --arch sm_80 --quick --no-progress --part ") + part +
+                            " --cache-dir " + dir);
+    ASSERT_EQ(r.exit_code, 0) << part << "\n" << r.output;
+    for (const std::string& h : headers(r.output)) seen.insert(h);
+  }
+  EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()), whole);
+  EXPECT_EQ(seen.size(), whole.size());  // no problem in two parts
+  for (const char* bad : {"0/3", "4/3", "1/0", "two", "1/3x"}) {
+    const Ran r = run_ktune(std::string("compile add --arch sm_80 --part ") + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad << "\n" << r.output;
+    EXPECT_NE(r.output.find("--part"), std::string::npos) << bad << "\n" << r.output;
+  }
 }
 
 TEST_F(CliHelp, SearchAndGpuFlagsAreOfferedAndABadGpuListNeedsNoGpuToRefuse) {

@@ -54,3 +54,28 @@ TEST(SpreadPicks, NothingValidGivesNoPicks) {
 
 }  // namespace
 }  // namespace ktune
+
+// cover_picks: what `ktune compile --quick` compiles of each problem.
+namespace ktune {
+namespace {
+
+TEST(CoverPicks, EveryValueOnceAcrossProblemsAndOnePickForAProblemWithNothingNew) {
+  const std::vector<Bindings> all = grid();
+  CoveredValues covered;
+  const std::vector<size_t> first = cover_picks(all, covered);
+  expect_every_value(all, first);
+  EXPECT_TRUE(std::is_sorted(first.begin(), first.end()));
+  EXPECT_LE(first.size(), 5u);  // C's five values: each pick adds one, and A and B ride along
+  // A second problem with the same values compiles one candidate: its own sizes still compile.
+  const std::vector<size_t> second = cover_picks(all, covered);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second.front(), all.size() / 2);
+  // A problem whose candidates bring a new value compiles the one that has it, nothing else.
+  std::vector<Bindings> wider = all;
+  wider.push_back({{"A", 16}, {"B", 16}, {"C", 0}});
+  EXPECT_EQ(cover_picks(wider, covered), std::vector<size_t>{all.size()});
+  EXPECT_TRUE(cover_picks({}, covered).empty());
+}
+
+}  // namespace
+}  // namespace ktune
