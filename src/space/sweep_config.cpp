@@ -1,7 +1,5 @@
-// Loading and checking sweep configs. nlohmann::json parses the text but keeps no source
-// positions, so a second, tiny pass over the (by then known-good) text records where every key
-// and value starts; every error can then say file:line:col, down to the character inside an
-// expression string.
+// Loading and checking sweep configs, read through space/json_document.hpp so that every error
+// says file:line:col, down to the character inside an expression string.
 #include "space/sweep_config.hpp"
 
 #include <fmt/format.h>
@@ -18,188 +16,12 @@
 #include <set>
 #include <sstream>
 
+#include "space/json_document.hpp"
 #include "util/error.hpp"
 
 namespace ktune {
 
-using Json = nlohmann::ordered_json;  // ordered: "derived" is evaluated in file order
-
 namespace {
-
-bool is_identifier(std::string_view s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  });
-}
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
-
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
-// " (did you mean X?)" when one known name is a likely typo of `name`, else "".
-std::string suggestion(std::string_view name, const std::vector<std::string>& known) {
-  const std::string* best = nullptr;
-  size_t best_distance = 3;  // more than two edits away is not a typo
-  for (const auto& k : known) {
-    size_t d = edit_distance(name, k);
-    if (d < best_distance) best_distance = d, best = &k;
-  }
-  return best ? fmt::format(" (did you mean {}?)", *best) : "";
-}
-
-// ---- where things are in the text ---------------------------------------------------------
-
-struct LineCol {
-  size_t line = 1, column = 1;
-};
-
-LineCol line_col(std::string_view text, size_t offset) {
-  offset = std::min(offset, text.size());
-  LineCol lc;
-  size_t line_start = 0;
-  for (size_t i = 0; i < offset; ++i)
-    if (text[i] == '\n') ++lc.line, line_start = i + 1;
-  lc.column = offset - line_start + 1;
-  return lc;
-}
-
-std::string pointer_child(const std::string& parent, std::string_view key) {
-  std::string out = parent + "/";
-  for (char c : key) {  // JSON pointer escaping, so that any key maps to one path
-    if (c == '~')
-      out += "~0";
-    else if (c == '/')
-      out += "~1";
-    else
-      out += c;
-  }
-  return out;
-}
-
-std::string pointer_child(const std::string& parent, size_t index) {
-  return parent + "/" + std::to_string(index);
-}
-
-// Byte offsets of every key and value in a JSON text that nlohmann has already accepted, keyed
-// by JSON pointer ("/parameters/BLOCK_M/1"). Also catches duplicate keys, which nlohmann
-// silently merges.
-class JsonPositions {
- public:
-  static constexpr int max_depth = 512;  // as deep as any config needs; keeps recursion bounded
-  struct TooDeep {
-    size_t offset;
-  };
-
-  explicit JsonPositions(std::string_view text) : text_(text) {
-    if (text_.substr(0, 3) == "\xEF\xBB\xBF") i_ = 3;  // UTF-8 byte order mark (nlohmann skips it)
-    value("");
-  }
-
-  std::optional<size_t> value_at(const std::string& pointer) const {
-    return find(values_, pointer);
-  }
-  std::optional<size_t> key_at(const std::string& pointer) const { return find(keys_, pointer); }
-  // The first key that appears twice in one object: its pointer and the second occurrence.
-  const std::optional<std::pair<std::string, size_t>>& duplicate() const { return duplicate_; }
-
-  // Offset of the byte that holds decoded character `index` of the string starting at `quote`.
-  size_t offset_in_string(size_t quote, size_t index) const {
-    size_t r = quote + 1, decoded = 0;
-    while (decoded < index && r < text_.size() && text_[r] != '"') {
-      if (text_[r] != '\\') {
-        ++r, ++decoded;
-      } else if (text_[r + 1] != 'u') {
-        r += 2, ++decoded;
-      } else {
-        unsigned code = std::stoul(std::string(text_.substr(r + 2, 4)), nullptr, 16);
-        r += 6;
-        if (code >= 0xD800 && code < 0xDC00)
-          r += 6, decoded += 4;  // surrogate pair
-        else
-          decoded += code < 0x80 ? 1 : code < 0x800 ? 2 : 3;  // UTF-8 length
-      }
-    }
-    return r;
-  }
-
- private:
-  static std::optional<size_t> find(const std::map<std::string, size_t>& m, const std::string& p) {
-    auto it = m.find(p);
-    if (it == m.end()) return std::nullopt;
-    return it->second;
-  }
-
-  void skip_space() {
-    while (i_ < text_.size() && std::strchr(" \t\r\n", text_[i_]) && text_[i_] != '\0') ++i_;
-  }
-
-  std::string_view string_token() {
-    size_t start = i_++;
-    while (text_[i_] != '"') i_ += text_[i_] == '\\' ? 2 : 1;
-    ++i_;
-    return text_.substr(start, i_ - start);
-  }
-
-  void value(const std::string& path, int depth = 0) {
-    if (depth > max_depth) throw TooDeep{i_};
-    skip_space();
-    values_[path] = i_;
-    char c = text_[i_];
-    if (c == '{') {
-      ++i_;
-      skip_space();
-      while (text_[i_] != '}') {
-        size_t key_offset = i_;
-        auto key = Json::parse(string_token()).get<std::string>();
-        std::string child = pointer_child(path, key);
-        if (!keys_.emplace(child, key_offset).second && !duplicate_)
-          duplicate_ = std::make_pair(child, key_offset);
-        skip_space();
-        ++i_;  // ':'
-        value(child, depth + 1);
-        skip_space();
-        if (text_[i_] == ',') ++i_, skip_space();
-      }
-      ++i_;
-    } else if (c == '[') {
-      ++i_;
-      skip_space();
-      for (size_t index = 0; text_[i_] != ']'; ++index) {
-        value(pointer_child(path, index), depth + 1);
-        skip_space();
-        if (text_[i_] == ',') ++i_, skip_space();
-      }
-      ++i_;
-    } else if (c == '"') {
-      string_token();
-    } else {  // number, true, false, null
-      while (i_ < text_.size() && !std::strchr(",]} \t\r\n", text_[i_])) ++i_;
-    }
-  }
-
-  std::string_view text_;
-  size_t i_ = 0;
-  std::map<std::string, size_t> values_, keys_;
-  std::optional<std::pair<std::string, size_t>> duplicate_;
-};
 
 // ---- the checker ---------------------------------------------------------------------------
 
@@ -210,31 +32,21 @@ struct Scope {
   std::vector<std::string> all_known;   // for "did you mean"
 };
 
-class ConfigParser {
+class ConfigParser : JsonDocument {
  public:
   ConfigParser(std::string_view text, const std::string& origin,
                const std::vector<std::string>& context_names,
                const std::vector<std::string>& placeholder_names,
                const std::vector<std::string>& tensor_map_operands)
-      : text_(text),
-        origin_(origin),
+      : JsonDocument(text, origin),
         context_(context_names.begin(), context_names.end()),
         placeholders_(placeholder_names.begin(), placeholder_names.end()),
         tensor_map_operands_(tensor_map_operands) {}
 
   SweepConfig parse() {
-    doc_ = parse_json();
-    try {
-      positions_.emplace(text_);
-    } catch (const JsonPositions::TooDeep& e) {
-      fail_offset(e.offset,
-                  fmt::format("JSON nested more than {} levels deep", JsonPositions::max_depth));
-    }
-    if (const auto& dup = positions_->duplicate())
-      fail_offset(dup->second, fmt::format("duplicate key \"{}\"", last_key(dup->first)));
-    if (!doc_.is_object())
-      fail("", fmt::format("a sweep config is a JSON object, not {}", doc_.type_name()));
-    check_keys(doc_, "",
+    if (!root().is_object())
+      fail("", fmt::format("a sweep config is a JSON object, not {}", root().type_name()));
+    check_keys("",
                {"name", "family", "description", "notes", "kernel", "kernel_name", "min_arch",
                 "parameters", "derived", "constraints", "estimate", "exchanges", "launch", "tensor_maps", "problems",
                 "dtypes", "options", "layouts"},
@@ -247,10 +59,10 @@ class ConfigParser {
         }))
       fail("/name", fmt::format("name \"{}\" may only use letters, digits, '_' and '-'", c.name));
     c.family = get_string("/family", false);
-    if (doc_.contains("description")) c.description = get_string("/description", true);
+    if (root().contains("description")) c.description = get_string("/description", true);
     c.kernel_path = get_string("/kernel", false);
     c.kernel_name = get_string("/kernel_name", false);
-    if (doc_.contains("min_arch")) {
+    if (root().contains("min_arch")) {
       int64_t arch = get_int("/min_arch", "min_arch");
       if (arch < 0 || arch > 10000)
         fail("/min_arch", fmt::format("min_arch {} is not an SM version such as 80 or 90", arch));
@@ -259,7 +71,7 @@ class ConfigParser {
     parse_parameters(c);
     parse_derived(c);
     parse_constraints(c);
-    if (doc_.contains("estimate")) c.estimate = get_expr("/estimate", "estimate", scope(c, derived_names_.size()));
+    if (root().contains("estimate")) c.estimate = get_expr("/estimate", "estimate", scope(c, derived_names_.size()));
     parse_exchanges(c);
     parse_launch(c);
     parse_tensor_maps(c);
@@ -272,108 +84,11 @@ class ConfigParser {
   }
 
  private:
-  // -- errors --
-
-  [[noreturn]] void fail_offset(size_t offset, const std::string& message) const {
-    LineCol lc = line_col(text_, offset);
-    throw ConfigError(fmt::format("{}:{}:{}: {}", origin_, lc.line, lc.column, message));
-  }
-
-  // At the value `pointer` names (the document itself for "").
-  [[noreturn]] void fail(const std::string& pointer, const std::string& message) const {
-    fail_offset(positions_->value_at(pointer).value_or(0), message);
-  }
-
-  [[noreturn]] void fail_key(const std::string& pointer, const std::string& message) const {
-    fail_offset(positions_->key_at(pointer).value_or(0), message);
-  }
-
-  static std::string last_key(const std::string& pointer) {
-    return Json(Json::json_pointer(pointer).back()).get<std::string>();
-  }
-
-  Json parse_json() const {
-    try {
-      return Json::parse(text_);
-    } catch (const Json::parse_error& e) {
-      // what() is "[json.exception.parse_error.101] parse error at line L, column C: detail";
-      // keep the detail and report the position in the file's own terms.
-      std::string what = e.what();
-      size_t colon = what.find(": ", what.find("parse error"));
-      std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
-      size_t offset = e.byte > 0 ? e.byte - 1 : 0;
-      // After an unexpected string (typically: a missing comma before a key) nlohmann points at
-      // its closing quote; the opening quote is where a reader looks.
-      if (detail.find("unexpected string literal") != std::string::npos && offset < text_.size() &&
-          text_[offset] == '"') {
-        while (offset > 0 &&
-               !(text_[offset - 1] == '"' && (offset < 2 || text_[offset - 2] != '\\')))
-          --offset;
-        if (offset > 0) --offset;
-      }
-      fail_offset(offset, "malformed JSON: " + detail);
-    }
-  }
-
-  // -- typed access --
-
-  const Json& at(const std::string& pointer) const { return doc_.at(Json::json_pointer(pointer)); }
-
-  void check_keys(const Json& object, const std::string& path,
-                  const std::vector<std::string>& known,
-                  const std::vector<std::string>& required) const {
-    for (const auto& [key, value] : object.items())
-      if (std::find(known.begin(), known.end(), key) == known.end())
-        fail_key(pointer_child(path, key), fmt::format("unknown key \"{}\"{}; known keys: {}", key,
-                                                       suggestion(key, known), join(known)));
-    for (const auto& key : required)
-      if (!object.contains(key)) fail(path, fmt::format("missing required key \"{}\"", key));
-  }
-
-  std::string get_string(const std::string& pointer, bool allow_empty) const {
-    const Json& j = at(pointer);
-    if (!j.is_string())
-      fail(pointer, fmt::format("\"{}\" must be a string, not {}", last_key(pointer), j.dump()));
-    if (!allow_empty && j.get_ref<const std::string&>().empty())
-      fail(pointer, fmt::format("\"{}\" must not be empty", last_key(pointer)));
-    return j.get<std::string>();
-  }
-
-  int64_t get_int(const std::string& pointer, const std::string& what) const {
-    const Json& j = at(pointer);
-    if (!j.is_number_integer())
-      fail(pointer, fmt::format("{}: {} is not an integer", what, j.dump()));
-    if (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(INT64_MAX))
-      fail(pointer, fmt::format("{}: {} does not fit in int64", what, j.dump()));
-    return j.get<int64_t>();
-  }
-
-  const Json& get_typed(const std::string& pointer, Json::value_t type,
-                        const char* type_name) const {
-    const Json& j = at(pointer);
-    if (j.type() != type)
-      fail(pointer,
-           fmt::format("\"{}\" must be {}, not {}", last_key(pointer), type_name, j.type_name()));
-    return j;
-  }
-
   // -- expressions --
 
   // An expression field: a string (parsed) or an integer (a constant). `what` names it in messages.
   Expr get_expr(const std::string& pointer, const std::string& what, const Scope& scope) const {
-    const Json& j = at(pointer);
-    if (!j.is_string() && !j.is_number_integer())
-      fail(pointer,
-           fmt::format("{} must be an expression string or an integer, not {}", what, j.dump()));
-    std::string text =
-        j.is_string() ? j.get<std::string>() : std::to_string(get_int(pointer, what));
-    Expr e;
-    try {
-      e = Expr::parse(text);
-    } catch (const SyntaxError& err) {
-      fail_offset(in_string(pointer, err.column() - 1),
-                  fmt::format("syntax error in {} \"{}\": {}", what, text, err.message()));
-    }
+    Expr e = get_expr_syntax(pointer, what);
     for (const auto& use : e.name_uses()) {
       if (scope.allowed.count(use.name)) continue;
       size_t offset = in_string(pointer, use.column - 1);
@@ -385,16 +100,9 @@ class ConfigParser {
           offset,
           fmt::format("{} uses unknown name \"{}\"{}: not a parameter, a derived value "
                       "or a context name ({})",
-                      what, use.name, suggestion(use.name, scope.all_known), join(context_list())));
+                      what, use.name, suggestion(use.name, scope.all_known), join_names(context_list())));
     }
     return e;
-  }
-
-  // File offset of character `index` of the string at `pointer`.
-  size_t in_string(const std::string& pointer, size_t index) const {
-    size_t quote = positions_->value_at(pointer).value_or(0);
-    if (!at(pointer).is_string()) return quote;
-    return positions_->offset_in_string(quote, index);
   }
 
   std::vector<std::string> context_list() const { return {context_.begin(), context_.end()}; }
@@ -449,7 +157,7 @@ class ConfigParser {
   }
 
   void parse_derived(SweepConfig& c) {
-    if (!doc_.contains("derived")) return;
+    if (!root().contains("derived")) return;
     const Json& derived = get_typed("/derived", Json::value_t::object, "an object");
     for (const auto& [name, value] : derived.items()) {
       std::string pointer = pointer_child("/derived", name);
@@ -467,7 +175,7 @@ class ConfigParser {
   }
 
   void parse_constraints(SweepConfig& c) const {
-    if (!doc_.contains("constraints")) return;
+    if (!root().contains("constraints")) return;
     const Json& list = get_typed("/constraints", Json::value_t::array, "a list");
     Scope s = scope(c, derived_names_.size());
     for (size_t i = 0; i < list.size(); ++i)
@@ -476,7 +184,7 @@ class ConfigParser {
   }
 
   void parse_exchanges(SweepConfig& c) const {
-    if (!doc_.contains("exchanges")) return;
+    if (!root().contains("exchanges")) return;
     const Json& list = get_typed("/exchanges", Json::value_t::array, "a list");
     for (size_t i = 0; i < list.size(); ++i) {
       const std::string pointer = pointer_child("/exchanges", i);
@@ -497,7 +205,7 @@ class ConfigParser {
 
   void parse_launch(SweepConfig& c) const {
     get_typed("/launch", Json::value_t::object, "an object");
-    check_keys(at("/launch"), "/launch", {"grid", "block", "shared_bytes"}, {"grid", "block"});
+    check_keys("/launch", {"grid", "block", "shared_bytes"}, {"grid", "block"});
     Scope s = scope(c, derived_names_.size());
     for (const char* key : {"grid", "block"}) {
       std::string pointer = pointer_child("/launch", key);
@@ -514,7 +222,7 @@ class ConfigParser {
   }
 
   void parse_tensor_maps(SweepConfig& c) const {
-    if (!doc_.contains("tensor_maps")) return;
+    if (!root().contains("tensor_maps")) return;
     const Json& maps = get_typed("/tensor_maps", Json::value_t::object, "an object");
     Scope s = scope(c, derived_names_.size());
     for (const auto& [operand, spec] : maps.items()) {
@@ -525,7 +233,7 @@ class ConfigParser {
                               : fmt::format("tensor_maps: operand \"{}\" is not one of {}", operand,
                                             fmt::join(tensor_map_operands_, ", ")));
       get_typed(pointer, Json::value_t::object, "an object");
-      check_keys(spec, pointer, {"box", "swizzle"}, {"box"});
+      check_keys(pointer, {"box", "swizzle"}, {"box"});
       std::string box_pointer = pointer_child(pointer, "box");
       if (!at(box_pointer).is_array() || at(box_pointer).size() != 2)
         fail(box_pointer, "tensor_maps." + operand + ".box must be a list of 2 expressions (inner, outer)");
@@ -560,7 +268,7 @@ class ConfigParser {
           fmt::format("kernel_name: unknown placeholder {{{}}}{}: not a parameter, a derived "
                       "value, a context name or a string placeholder ({})",
                       p.name, suggestion(p.name, known),
-                      join({placeholders_.begin(), placeholders_.end()})));
+                      join_names({placeholders_.begin(), placeholders_.end()})));
     }
   }
 
@@ -588,7 +296,7 @@ class ConfigParser {
   }
 
   void parse_problems(SweepConfig& c) const {
-    if (!doc_.contains("problems")) return;
+    if (!root().contains("problems")) return;
     const Json& list = get_typed("/problems", Json::value_t::array, "a list");
     for (size_t i = 0; i < list.size(); ++i) {
       std::string pointer = pointer_child("/problems", i);
@@ -603,7 +311,7 @@ class ConfigParser {
           fail_key(
               dim_pointer,
               fmt::format("problem {}: \"{}\" is not a dimension the family knows{}; known: {}",
-                          i + 1, key, suggestion(key, context_list()), join(context_list())));
+                          i + 1, key, suggestion(key, context_list()), join_names(context_list())));
         int64_t v = get_int(dim_pointer, fmt::format("problem {} {}", i + 1, key));
         if (v <= 0)
           fail(dim_pointer, fmt::format("problem {}: {} = {} must be positive", i + 1, key, v));
@@ -616,7 +324,7 @@ class ConfigParser {
   template <size_t N>
   std::vector<std::string> parse_choices(const char* key,
                                          const std::string_view (&known)[N]) const {
-    if (!doc_.contains(key)) return {};
+    if (!root().contains(key)) return {};
     return parse_strings(pointer_child("", key), key,
                          std::vector<std::string>(std::begin(known), std::end(known)));
   }
@@ -633,7 +341,7 @@ class ConfigParser {
       std::string s = list[i].get<std::string>();
       if (!known.empty() && std::find(known.begin(), known.end(), s) == known.end())
         fail(element, fmt::format("{}: unknown \"{}\"{}; known: {}", what, s,
-                                  suggestion(s, known), join(known)));
+                                  suggestion(s, known), join_names(known)));
       if (std::find(out.begin(), out.end(), s) != out.end())
         fail(element, fmt::format("{}: \"{}\" is listed twice", what, s));
       out.push_back(s);
@@ -644,26 +352,22 @@ class ConfigParser {
   // "options": {NAME: [VALUE, ...]}. Which names and values a family takes is its schema's
   // business, checked when problems are made from them; here only the form is.
   void parse_options(SweepConfig& c) const {
-    if (doc_.contains("options")) {
+    if (root().contains("options")) {
       const Json& object = get_typed("/options", Json::value_t::object, "an object");
       for (const auto& [name, values] : object.items()) {
         if (!is_identifier(name)) fail_key(pointer_child("/options", name), fmt::format("option \"{}\" is not a name", name));
         c.options.emplace_back(name, parse_strings(pointer_child("/options", name), "options." + name, {}));
       }
     }
-    if (doc_.contains("layouts")) {
-      if (doc_.contains("options") && doc_["options"].contains("layout"))
+    if (root().contains("layouts")) {
+      if (root().contains("options") && root()["options"].contains("layout"))
         fail_key("/layouts", "\"layouts\" and \"options\": {\"layout\"} say the same thing; keep one");
       c.options.emplace_back("layout", parse_strings("/layouts", "layouts", {"rr", "rc", "cr", "cc"}));
     }
   }
 
-  std::string_view text_;
-  const std::string& origin_;
   std::set<std::string> context_, placeholders_;
   std::vector<std::string> tensor_map_operands_;
-  Json doc_;
-  std::optional<JsonPositions> positions_;
   std::vector<std::string> derived_names_;  // file order, known before their expressions are read
 };
 
