@@ -12,6 +12,11 @@
 //       maxes[0] = max |out-ref|, maxes[1] = max |out-ref| / max(|ref|, 1e-6)   (float bits)
 //       counts[0] = non-finite outputs (a poisoned element nobody wrote is NaN)
 //       counts[1] = elements with |out-ref| > atol + rtol*|ref|
+//   ktune_fill<T>(p, n, seed, kind, a, b)    p[i] drawn by `kind` (a declared family's buffers):
+//       0 normal(mean a, std b), 1 uniform [a, b), 2 integers in [a, b], 3 iota a + b * i;
+//       T any element type, integers included.
+//   ktune_compare_exact<T>(out, ref, n, sums, maxes, counts)   an integer output against its
+//       reference of the same type: counts[1] = elements that differ, maxes64[0] = max |out-ref|.
 //   ktune_checksum(p, bytes, out)             *out += a position-dependent hash of every byte of
 //                                             [p, p + bytes): any change to any byte changes it
 //                                             (but for a 2^-64 chance). p may be unaligned.
@@ -59,6 +64,68 @@ __global__ void ktune_fill_normal(T* p, long long n, unsigned long long seed, fl
     float u2 = ((r & 0xFFFFFFull)) * (1.0f / 16777216.0f);
     float z = sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
     p[i] = ktune_from_float<T>(scale * z);
+  }
+}
+
+// Any element type from a double: floats rounded to nearest, integers truncated (their values
+// come integral).
+template <typename T> __device__ __forceinline__ T ktune_from_double(double x) { return (T)x; }
+template <> __device__ __forceinline__ __half ktune_from_double<__half>(double x) { return __double2half(x); }
+template <> __device__ __forceinline__ __nv_bfloat16 ktune_from_double<__nv_bfloat16>(double x) {
+  return __double2bfloat16(x);
+}
+template <> __device__ __forceinline__ __nv_fp8_e4m3 ktune_from_double<__nv_fp8_e4m3>(double x) {
+  return __nv_fp8_e4m3(x);
+}
+
+template <typename T>
+__global__ void ktune_fill(T* p, long long n, unsigned long long seed, int kind, double a, double b) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    unsigned long long r = ktune_splitmix64(seed ^ ktune_splitmix64((unsigned long long)i));
+    double u = (r >> 11) * (1.0 / 9007199254740992.0);  // [0, 1), 53 bits
+    double v;
+    if (kind == 0) {
+      float u1 = ((r >> 40) + 1) * (1.0f / 16777216.0f);
+      float u2 = ((r & 0xFFFFFFull)) * (1.0f / 16777216.0f);
+      v = a + b * (double)(sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2));
+    } else if (kind == 1) {
+      v = a + (b - a) * u;
+    } else if (kind == 2) {
+      v = a + (double)(r % (unsigned long long)(b - a + 1));
+    } else {
+      v = a + b * (double)i;
+    }
+    p[i] = ktune_from_double<T>(v);
+  }
+}
+
+template <typename T>
+__global__ void ktune_compare_exact(const T* out, const T* ref, long long n, double* sums,
+                                    unsigned long long* maxes, unsigned long long* counts) {
+  double sq_diff = 0, sq_ref = 0;
+  unsigned long long max_abs = 0, mismatches = 0;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    const long long o = (long long)out[i], r = (long long)ref[i];
+    const unsigned long long d = o > r ? (unsigned long long)(o - r) : (unsigned long long)(r - o);
+    sq_diff += (double)d * d;
+    sq_ref += (double)r * r;
+    max_abs = d > max_abs ? d : max_abs;
+    mismatches += d != 0;
+  }
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    sq_diff += __shfl_down_sync(0xffffffffu, sq_diff, offset);
+    sq_ref += __shfl_down_sync(0xffffffffu, sq_ref, offset);
+    unsigned long long m = __shfl_down_sync(0xffffffffu, max_abs, offset);
+    max_abs = m > max_abs ? m : max_abs;
+    mismatches += __shfl_down_sync(0xffffffffu, mismatches, offset);
+  }
+  if ((threadIdx.x & 31) == 0) {
+    atomicAdd(&sums[0], sq_diff);
+    atomicAdd(&sums[1], sq_ref);
+    atomicMax(&maxes[0], max_abs);
+    atomicAdd(&counts[1], mismatches);
   }
 }
 

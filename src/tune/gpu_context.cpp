@@ -29,6 +29,9 @@ struct CompareScratch {
   unsigned maxes[2];
   unsigned long long counts[2];
 };
+// The device scratch the comparisons and the checksum share (each at most this).
+constexpr size_t kCompareScratchBytes = 64;
+static_assert(sizeof(CompareScratch) <= kCompareScratchBytes);
 
 }  // namespace
 
@@ -43,7 +46,7 @@ GpuContext::GpuContext(const std::filesystem::path& compile_cache_dir)
   KTUNE_CUBLAS(cublasLtCreate(&cublas_lt_));
   flush_buffer_ = cuda::DeviceBuffer(static_cast<size_t>(std::max<int64_t>(device_.l2_bytes, 1 << 20)) * 2);
   flush_sink_ = cuda::DeviceBuffer(sizeof(unsigned));
-  compare_scratch_ = cuda::DeviceBuffer(sizeof(CompareScratch));
+  compare_scratch_ = cuda::DeviceBuffer(kCompareScratchBytes);
   KTUNE_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&hold_flag_), sizeof(int), cudaHostAllocMapped));
   *hold_flag_ = 0;
   KTUNE_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&hold_flag_device_), hold_flag_, 0));
@@ -66,19 +69,23 @@ GpuContext::~GpuContext() {
 }
 
 CUfunction GpuContext::kernel(const std::string& source_path, const std::string& name_expression) {
-  const std::string key = source_path + ":" + name_expression;
-  auto found = helpers_.find(key);
-  if (found != helpers_.end()) return found->second;
   auto source = find_embedded(source_path);
   if (!source) throw Error(source_path + " is not embedded in this build");
-  NvrtcCompiler compiler(compile_cache_dir_);
   CompileRequest request;
   request.source_name = source_path;
   request.source_text = std::string(*source);
   request.name_expression = name_expression;
+  return kernel(std::move(request));
+}
+
+CUfunction GpuContext::kernel(CompileRequest request) {
+  const std::string key = request.source_name + ":" + request.name_expression;
+  auto found = helpers_.find(key);
+  if (found != helpers_.end()) return found->second;
+  NvrtcCompiler compiler(compile_cache_dir_);
   request.arch = device_.arch();
   CompileInfo info = compiler.compile(request);
-  if (!info.ok) throw Error("helper kernel " + name_expression + " failed to compile:\n" + info.log);
+  if (!info.ok) throw Error("kernel " + request.name_expression + " failed to compile:\n" + info.log);
   auto module = std::make_unique<cuda::Module>(read_file(info.cubin_path));
   CUfunction f = module->function(info.lowered_name);
   helper_modules_[key] = std::move(module);
@@ -104,6 +111,48 @@ void GpuContext::fill_normal(void* p, const std::string& dtype, int64_t n, uint6
   l.grid[0] = std::clamp<int64_t>((n + 255) / 256, 1, int64_t(device_.sm_count) * 32);
   launch(f, l, args);
   KTUNE_CUDA(cudaGetLastError());
+}
+
+void GpuContext::fill(void* p, const ElementType& element, int64_t n, uint64_t seed, int kind, double a, double b) {
+  CUfunction f = helper(fmt::format("ktune_fill<{}>", element.cpp));
+  long long count = n;
+  unsigned long long s = seed;
+  void* args[] = {&p, &count, &s, &kind, &a, &b};
+  Launch l;
+  l.block[0] = 256;
+  l.grid[0] = std::clamp<int64_t>((n + 255) / 256, 1, int64_t(device_.sm_count) * 32);
+  launch(f, l, args);
+  KTUNE_CUDA(cudaGetLastError());
+}
+
+ErrorStats GpuContext::compare_exact(const void* out, const void* ref, const ElementType& element, int64_t n) {
+  CUfunction f = helper(fmt::format("ktune_compare_exact<{}>", element.cpp));
+  struct Scratch {
+    double sums[2];
+    unsigned long long maxes[1];
+    unsigned long long counts[2];
+  };
+  static_assert(sizeof(Scratch) <= kCompareScratchBytes);
+  auto* scratch = compare_scratch_.as<Scratch>();
+  KTUNE_CUDA(cudaMemsetAsync(scratch, 0, sizeof(Scratch), stream_.get()));
+  long long count = n;
+  double* sums = scratch->sums;
+  unsigned long long* maxes = scratch->maxes;
+  unsigned long long* counts = scratch->counts;
+  void* args[] = {&out, &ref, &count, &sums, &maxes, &counts};
+  Launch l;
+  l.block[0] = 256;
+  l.grid[0] = std::clamp<int64_t>((n + 255) / 256, 1, int64_t(device_.sm_count) * 16);
+  launch(f, l, args);
+  Scratch host{};
+  KTUNE_CUDA(cudaMemcpyAsync(&host, scratch, sizeof host, cudaMemcpyDeviceToHost, stream_.get()));
+  KTUNE_CUDA(cudaStreamSynchronize(stream_.get()));
+  ErrorStats e;
+  e.max_abs = static_cast<double>(host.maxes[0]);
+  e.max_rel = e.max_abs;  // an integer's difference is its error
+  e.norm_rel = host.sums[1] > 0 ? std::sqrt(host.sums[0] / host.sums[1]) : std::sqrt(host.sums[0]);
+  e.mismatches = static_cast<int64_t>(host.counts[1]);
+  return e;
 }
 
 void GpuContext::to_fp32(const void* in, const std::string& dtype, float* out, int64_t n) {

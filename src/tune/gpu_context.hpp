@@ -18,6 +18,8 @@
 #include "cuda/gpu_telemetry.hpp"
 #include "cuda/nvml.hpp"
 #include "cuda/resources.hpp"
+#include "compile/compiler.hpp"
+#include "core/element.hpp"
 #include "core/record.hpp"
 
 namespace ktune {
@@ -43,11 +45,17 @@ class GpuContext {
   // dtype: "fp16" | "bf16" | "fp8" (e4m3) | "fp32". n elements of value scale * N(0,1) rounded to
   // dtype, reproducible from seed.
   void fill_normal(void* p, const std::string& dtype, int64_t n, uint64_t seed, float scale);
+  // n elements drawn by kind (0 normal with mean a and std b, 1 uniform in [a, b), 2 integers in
+  // [a, b], 3 a + b * i), rounded to `element`; reproducible from seed (kernels/util.cu ktune_fill).
+  void fill(void* p, const ElementType& element, int64_t n, uint64_t seed, int kind, double a, double b);
   // out[i] = in[i] as fp32 (exact) for n elements of `in` (dtype).
   void to_fp32(const void* in, const std::string& dtype, float* out, int64_t n);
   // Compares n elements of `out` (dtype) with an fp32 reference on the device.
   ErrorStats compare(const void* out, const std::string& dtype, const float* ref, int64_t n,
                      double atol, double rtol);
+  // Compares n integer elements of `out` with `ref` (both `element`): every difference is a
+  // mismatch; max_abs and norm_rel say how far.
+  ErrorStats compare_exact(const void* out, const void* ref, const ElementType& element, int64_t n);
   // A position-dependent 64-bit hash of `bytes` bytes at `p` (any alignment); waits for it.
   uint64_t checksum(const void* p, size_t bytes);
   // Enqueues one thread that spins for `cycles` SM clock cycles (a planted delay).
@@ -72,6 +80,9 @@ class GpuContext {
   // A kernel of an embedded source ("kernels/reference.cu"), compiled once per process for this
   // device: the families' reference kernels. Throws ktune::Error when it does not compile.
   CUfunction kernel(const std::string& source_path, const std::string& name_expression);
+  // A kernel of any source (a declared family's reference), compiled for this device once per
+  // process and source name; request.arch is filled in. Throws ktune::Error with NVRTC's log.
+  CUfunction kernel(CompileRequest request);
 
  private:
   CUfunction helper(const std::string& name_expression) { return kernel("kernels/util.cu", name_expression); }

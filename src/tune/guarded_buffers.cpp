@@ -35,18 +35,44 @@ void* GuardedBuffers::add(std::string name, BufferRole role, size_t bytes) {
   return p;
 }
 
+void GuardedBuffers::zero_before_every_launch(void* p) {
+  for (Entry& e : entries_)
+    if (data(e) == p) {
+      if (e.role != BufferRole::output && e.role != BufferRole::workspace)
+        throw Error(e.name + ": only outputs and workspaces are zeroed before every launch");
+      e.zeroed = true;
+      KTUNE_CUDA(cudaMemsetAsync(p, 0, e.bytes, gpu_.stream()));
+      return;
+    }
+  throw Error("zero_before_every_launch: not a buffer of this workload");
+}
+
+void GuardedBuffers::zero_before_launch() {
+  for (const Entry& e : entries_)
+    if (e.zeroed) KTUNE_CUDA(cudaMemsetAsync(data(e), 0, e.bytes, gpu_.stream()));
+}
+
 void GuardedBuffers::seal() {
   for (Entry& e : entries_) {
     e.front_guard = gpu_.checksum(e.storage.get(), kGuardBytes);
     e.back_guard = gpu_.checksum(data(e) + e.bytes, kGuardBytes);
     if (checksummed_contents(e.role)) e.contents = gpu_.checksum(data(e), e.bytes);
+    if (e.role == BufferRole::inout) {
+      e.pristine = cuda::DeviceBuffer(e.bytes);
+      KTUNE_CUDA(cudaMemcpyAsync(e.pristine.get(), data(e), e.bytes, cudaMemcpyDeviceToDevice, gpu_.stream()));
+    }
   }
+  KTUNE_CUDA(cudaStreamSynchronize(gpu_.stream()));
   sealed_ = true;
 }
 
 void GuardedBuffers::poison_outputs() {
-  for (const Entry& e : entries_)
-    if (e.role == BufferRole::output) KTUNE_CUDA(cudaMemsetAsync(data(e), 0xff, e.bytes, gpu_.stream()));
+  for (const Entry& e : entries_) {
+    if (e.role == BufferRole::output)
+      KTUNE_CUDA(cudaMemsetAsync(data(e), e.zeroed ? 0 : 0xff, e.bytes, gpu_.stream()));
+    if (e.role == BufferRole::inout && sealed_)
+      KTUNE_CUDA(cudaMemcpyAsync(data(e), e.pristine.get(), e.bytes, cudaMemcpyDeviceToDevice, gpu_.stream()));
+  }
 }
 
 std::vector<std::string> GuardedBuffers::touched() {

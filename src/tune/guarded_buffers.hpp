@@ -25,6 +25,7 @@ class GpuContext;
 enum class BufferRole {
   input,      // written by the workload, read by kernels: must never change
   output,     // poisoned before every checked run, compared with the reference
+  inout,      // read and written in place: restored to what the workload wrote before every checked run
   workspace,  // scratch a kernel may write freely, inside its bounds
   counters,   // must be zero after every run (split-K arrival counters reset themselves)
   reference,  // the fp32 oracle: must never change
@@ -47,12 +48,21 @@ class GuardedBuffers {
   // Outputs start poisoned, counters and workspaces zeroed; inputs and the reference are the
   // workload's to fill before seal(). `name` is what a rejection says ("A", "C", "reference").
   void* add(std::string name, BufferRole role, size_t bytes);
+  // Marks a buffer added before (an output or workspace) as one every launch starts from zeros:
+  // zero_before_launch() clears it, and poison_outputs() zeroes rather than poisons it.
+  void zero_before_every_launch(void* p);
 
-  // Records the checksums of inputs, the reference and every guard: call once everything the
-  // workload writes itself is written.
+  // Clears the buffers marked by zero_before_every_launch, on the stream (a workload calls this
+  // before every launch it makes, timed ones included).
+  void zero_before_launch();
+
+  // Records the checksums of inputs, the reference and every guard, and keeps a copy of each inout
+  // buffer: call once everything the workload writes itself is written.
   void seal();
 
-  // 0xFF bytes over every output: NaN in fp16, bf16 and fp32, so an element nobody writes fails.
+  // 0xFF bytes over every output: NaN in fp16, bf16 and fp32, so an element nobody writes fails
+  // (zeros for those marked zero_before_every_launch); inout buffers get back what the workload
+  // wrote.
   void poison_outputs();
 
   // What a run changed that it must not have: guard bands, inputs, the reference, counters left
@@ -66,6 +76,8 @@ class GuardedBuffers {
     cuda::DeviceBuffer storage;  // guard, data, guard
     size_t bytes = 0;
     uint64_t front_guard = 0, back_guard = 0, contents = 0;  // checksums at seal()
+    bool zeroed = false;             // cleared before every launch
+    cuda::DeviceBuffer pristine;     // inout: its contents at seal()
   };
   char* data(const Entry& e) const { return e.storage.as<char>() + kGuardBytes; }
 

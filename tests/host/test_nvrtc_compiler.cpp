@@ -17,6 +17,7 @@
 
 #include "compile/compile_all.hpp"
 #include "compile/embedded.hpp"
+#include "core/element.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -413,6 +414,12 @@ TEST_F(NvrtcCompilerTest, EveryHelperKernelCompiles) {
     names.push_back(std::string("ktune_fill_normal<") + t + ">");
     names.push_back(std::string("ktune_to_fp32<") + t + ">");
     names.push_back(std::string("ktune_compare<") + t + ">");
+  }
+  // A declared family's buffers: every element type ktune fills, integers compared exactly.
+  for (const std::string& e : element_names()) {
+    const std::string t(find_element(e)->cpp);
+    names.push_back("ktune_fill<" + t + ">");
+    if (!find_element(e)->is_float) names.push_back("ktune_compare_exact<" + t + ">");
   }
   for (const char* arch : {"sm_80", "sm_90a"}) {
     for (const std::string& name : names) {
