@@ -3,19 +3,66 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <string>
+#include <vector>
+
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "families/family.hpp"
 #include "util/error.hpp"
+
+namespace {
+
+// Folders of family declarations (*.family.json) come from KTUNE_FAMILY_PATH (DIR:DIR...) and
+// from --family-path DIR, anywhere on the command line. They are read before the commands are
+// built, so each declared family has its subcommand; the flag is taken out of argv here.
+std::vector<char*> declare_family_path(int argc, char** argv) {
+  std::vector<std::string> folders;
+  if (const char* env = std::getenv("KTUNE_FAMILY_PATH"))
+    for (std::string rest = env; !rest.empty();) {
+      const size_t colon = rest.find(':');
+      if (colon != 0) folders.push_back(rest.substr(0, colon));
+      rest = colon == std::string::npos ? "" : rest.substr(colon + 1);
+    }
+  std::vector<char*> kept = {argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--family-path") {
+      if (i + 1 >= argc) throw ktune::ConfigError("--family-path needs a folder");
+      folders.emplace_back(argv[++i]);
+    } else if (a.starts_with("--family-path=")) {
+      folders.push_back(a.substr(14));
+    } else {
+      kept.push_back(argv[i]);
+    }
+  }
+  for (const std::string& f : folders) ktune::declare_families_in(f);
+  return kept;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   ktune::cli::set_argv(argc, argv);
+  std::vector<char*> args;
+  try {
+    args = declare_family_path(argc, argv);
+  } catch (const ktune::ConfigError& e) {
+    fmt::print(stderr, "ktune: {}\n", e.what());
+    return 2;
+  }
   CLI::App app{"ktune: autotune and benchmark CUDA kernels (NVRTC-compiled, verified against a reference, timed against the NVIDIA library that has the op)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", KTUNE_VERSION);
+  std::string family_path_help;  // read above; declared here so that --help lists it
+  app.add_option("--family-path", family_path_help,
+                 "a folder of family declarations (*.family.json), each family a command of its own; any number, "
+                 "anywhere on the line, or KTUNE_FAMILY_PATH=DIR:DIR");
   int exit_code = 0;
   ktune::cli::register_commands(app, exit_code);
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   } catch (const ktune::NoGpuError& e) {

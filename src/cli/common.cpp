@@ -116,6 +116,8 @@ std::filesystem::path cache_dir(const CommonFlags& f) {
 }
 
 SweepConfig embedded_config(std::string_view path, const KernelFamily& family) {
+  // A declared family's configs are files its declaration names (absolute paths).
+  if (std::filesystem::path(path).is_absolute()) return load_family_config(family, std::filesystem::path(path));
   auto text = find_embedded(path);
   if (!text) throw Error(fmt::format("{} is not built into this ktune", path));
   return parse_family_config(family, *text, std::string(path));

@@ -140,6 +140,7 @@ int compile_configs(const CompileFlags& flags, const std::vector<SweepConfig>& c
       copts.allow_spills = flags.allow_spills;
       copts.show_progress = !flags.common.no_progress;
       choose_picks(flags, covered, copts);
+      family.check_own_kernels(p, flags.arch, compiler);
       Tally t = report(compile_candidates(compiler, config, source, family, p, arch, copts), flags.verbose);
       fmt::print("  {} compiled, {} invalid, {} failed to compile{}\n", t.compiled, t.invalid, t.failed,
                  t.unsampled ? fmt::format(", {} valid left out of the sample", t.unsampled) : "");
@@ -181,6 +182,10 @@ void setup_compile(CLI::App& app, int& exit_code) {
       configs.push_back(
           parse_family_config(family, f.text, std::string(f.path)));
     }
+    // And those of the families declared on --family-path.
+    for (const KernelFamily* family : all_families())
+      if (!family->declaration_file().empty())
+        for (std::string_view path : family->default_configs()) configs.push_back(embedded_config(path, *family));
     exit_code = compile_configs(opts->flags, configs, std::nullopt);
   });
 

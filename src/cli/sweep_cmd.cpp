@@ -23,12 +23,15 @@ void setup_sweep(CLI::App& app, int& exit_code) {
   add_measure_flags(*cmd, opts->measure);
   cmd->callback([opts, &exit_code] {
     if (!std::filesystem::exists(opts->file)) throw ConfigError(fmt::format("{}: no such file", opts->file));
-    // The family named in the file picks the names its expressions may use. A file without a
-    // readable "family" is handed to the gemm loader, which reports exactly what is wrong.
+    // The family named in the file picks the names its expressions may use: a family's name, or
+    // a declaration's path next to the config. A file without a readable "family" is handed to
+    // the gemm loader, which reports exactly what is wrong.
     nlohmann::json peek = nlohmann::json::parse(read_file(opts->file), nullptr, /*allow_exceptions=*/false);
     std::string family_name = "gemm";
     if (peek.is_object() && peek.contains("family") && peek["family"].is_string()) family_name = peek["family"];
-    const KernelFamily& family = find_family(family_name);
+    const KernelFamily& family =
+        family_named_in(family_name, std::filesystem::absolute(opts->file).parent_path());
+    family_name = family.name();
     CommonFlags common = opts->common;
     common.config = opts->file;
     SweepConfig config = load_configs(common, family).front();

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include "compile/embedded.hpp"
 #include "space/sweep_config.hpp"
 #include "util/error.hpp"
@@ -23,6 +25,18 @@ std::vector<std::pair<std::string, std::string>> embedded_headers() {
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> headers_for(const std::filesystem::path& file) {
+  std::map<std::string, std::string> by_name;
+  for (auto& [name, text] : embedded_headers()) by_name[name] = std::move(text);
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::absolute(file).parent_path(), ec)) {
+    const std::string ext = entry.path().extension().string();
+    if (entry.is_regular_file() && (ext == ".cuh" || ext == ".h" || ext == ".hpp"))
+      by_name[entry.path().filename().string()] = read_file(entry.path());
+  }
+  return {by_name.begin(), by_name.end()};
+}
+
 KernelSource resolve_kernel_source(const SweepConfig& config, const std::filesystem::path& override_path) {
   KernelSource source;
   source.headers = embedded_headers();
@@ -31,6 +45,7 @@ KernelSource resolve_kernel_source(const SweepConfig& config, const std::filesys
       throw ConfigError(fmt::format("--kernel {}: no such file", override_path.string()));
     source.name = override_path.string();
     source.text = read_file(override_path);
+    source.headers = headers_for(override_path);
     return source;
   }
   if (!config.base_dir.empty()) {
@@ -38,6 +53,7 @@ KernelSource resolve_kernel_source(const SweepConfig& config, const std::filesys
     if (std::filesystem::exists(beside)) {
       source.name = config.kernel_path;
       source.text = read_file(beside);
+      source.headers = headers_for(beside);
       return source;
     }
   }

@@ -107,6 +107,10 @@ class AddFamily : public KernelFamily {
   std::unique_ptr<Workload> prepare(const Problem& p, GpuContext& gpu, uint64_t seed) const override {
     return std::make_unique<AddWorkload>(p, gpu, seed);
   }
+  std::vector<KernelParam> kernel_parameters(const Problem& p, const SweepConfig&) const override {
+    const std::string t = elementwise::element_name(p.dtype);
+    return {{"const " + t + "*", "A"}, {"const " + t + "*", "B"}, {t + "*", "C"}, {"long long", "N"}};
+  }
 };
 
 }  // namespace

@@ -308,6 +308,18 @@ class AttentionFamily : public KernelFamily {
   std::unique_ptr<Workload> prepare(const Problem& p, GpuContext& gpu, uint64_t seed) const override {
     return std::make_unique<AttentionWorkload>(p, gpu, seed);
   }
+  std::vector<KernelParam> kernel_parameters(const Problem& p, const SweepConfig& config) const override {
+    const std::string t = elementwise::element_name(p.dtype);
+    auto operand = [&](const char* name) -> KernelParam {
+      for (const TensorMapExpr& m : config.tensor_maps)
+        if (m.operand == name) return {"CUtensorMap", std::string(name) + " (its TMA descriptor)"};
+      return {"const " + t + "*", name};
+    };
+    return {operand("Q"),          operand("K"),          operand("V"),           {t + "*", "O"},
+            {"float*", "LSE"},     {"int", "batch"},      {"int", "heads"},       {"int", "kv_heads"},
+            {"int", "seqlen_q"},   {"int", "seqlen_kv"},  {"float", "scale_log2"}, {"float*", "partials"},
+            {"unsigned*", "arrivals"}};
+  }
 };
 
 }  // namespace

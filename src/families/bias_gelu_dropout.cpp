@@ -134,6 +134,11 @@ class BiasGeluDropoutFamily : public KernelFamily {
   std::unique_ptr<Workload> prepare(const Problem& p, GpuContext& gpu, uint64_t seed) const override {
     return std::make_unique<BiasGeluDropoutWorkload>(p, gpu, seed);
   }
+  std::vector<KernelParam> kernel_parameters(const Problem& p, const SweepConfig&) const override {
+    const std::string t = elementwise::element_name(p.dtype);
+    return {{"const " + t + "*", "X"}, {"const " + t + "*", "bias"}, {t + "*", "Y"},   {"long long", "rows"},
+            {"int", "cols"},           {"float", "p"},                {"unsigned long long", "seed"}};
+  }
 };
 
 }  // namespace

@@ -1,7 +1,9 @@
 // The one extension point: a kernel family says what a problem is, which names its sweep configs
 // may use, what a problem costs, and (in the worker) how to build inputs, the reference output and
-// the library baseline. Adding a family: a kernel in kernels/, a sweep config in configs/, a file
-// here, and one line in registry.cpp.
+// the library baseline. Adding a built-in family: a kernel in kernels/, a sweep config in configs/,
+// a file here, and one line in registry.cpp. A user's family needs none of that: a declaration
+// file read at run time (families/declaration.hpp, docs/declared-families.md) becomes one more
+// KernelFamily (families/declared_family.cpp).
 #pragma once
 
 #include <filesystem>
@@ -11,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compile/parameter_check.hpp"
 #include "families/tolerance.hpp"
 #include "space/sweep_config.hpp"
 #include "store/results.hpp"
@@ -19,6 +22,7 @@
 
 namespace ktune {
 
+class Compiler;
 class GpuContext;
 struct SweepConfig;
 
@@ -70,6 +74,14 @@ class Workload {
   // beside it (a memory-bound family's copy roof next to its library op).
   virtual std::vector<BaselineInfo> baselines() const = 0;
   virtual void run_baseline(size_t which) = 0;  // an index into baselines()
+  // Work every launch of a candidate needs first, enqueued on the stream, inside the timed region
+  // (clearing buffers a kernel accumulates into). The workload's own baselines do the same.
+  virtual void before_launch() {}
+  // Whether the output last checked passes: most families judge every output by one tolerance
+  // (within_tolerance); one with several outputs judged apart says which failed in `why`.
+  virtual bool accepts(const ErrorStats& error, const Tolerance& t, std::string* why) const {
+    return within_tolerance(error, t, why);
+  }
   GuardedBuffers& buffers() { return buffers_; }
 
  protected:
@@ -126,10 +138,30 @@ class KernelFamily {
   virtual int64_t device_bytes(const Problem&) const = 0;  // what prepare() allocates
   virtual Tolerance default_tolerance(const std::string& dtype) const = 0;
   virtual std::unique_ptr<Workload> prepare(const Problem&, GpuContext&, uint64_t seed) const = 0;
+  // The parameters a candidate of `config` for `problem` must declare, in order
+  // (compile/parameter_check.hpp); empty: not checked.
+  virtual std::vector<KernelParam> kernel_parameters(const Problem&, const SweepConfig&) const { return {}; }
+  // Checks, before any GPU work, the kernels the family compiles itself for `arch` (a declared
+  // family's reference and baseline); ConfigError naming what does not compile. Most have none.
+  virtual void check_own_kernels(const Problem&, const std::string& /*arch*/, Compiler&) const {}
+  // A family read from a file: the file, and everything that defines the family (the declaration
+  // and the kernels it names), which the best-config cache key covers. Empty for built-in ones.
+  virtual std::filesystem::path declaration_file() const { return {}; }
+  virtual std::string definition_text() const { return {}; }
 };
 
 const KernelFamily& find_family(std::string_view name);  // throws ConfigError naming the known ones
-std::vector<const KernelFamily*> all_families();
+std::vector<const KernelFamily*> all_families();  // built-in, then declared
+
+// Families declared in files (docs/declared-families.md): read `file` and register its family for
+// this process, or return the one it registered before. ConfigError "file:line:col: ..." for a
+// bad declaration, and for a name a built-in or another declaration has.
+const KernelFamily& declare_family(const std::filesystem::path& file);
+// Every *.family.json in `folder` (--family-path, KTUNE_FAMILY_PATH).
+void declare_families_in(const std::filesystem::path& folder);
+// The family a sweep config's "family" names: a family's name, or a declaration's path relative
+// to the config's folder (declared on the way).
+const KernelFamily& family_named_in(const std::string& family_field, const std::filesystem::path& config_dir);
 
 // A sweep config read with the names `family` gives its expressions, kernel name and tensor maps
 // (space/sweep_config.hpp's parse_sweep_config and load_sweep_config).

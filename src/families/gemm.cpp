@@ -373,6 +373,22 @@ class GemmFamily : public KernelFamily {
   std::unique_ptr<Workload> prepare(const Problem& p, GpuContext& gpu, uint64_t seed) const override {
     return std::make_unique<GemmWorkload>(p, gpu, seed);
   }
+  std::vector<KernelParam> kernel_parameters(const Problem& p, const SweepConfig& config) const override {
+    const std::string in = element_name(p.dtype), out = element_name(out_dtype(p.dtype));
+    auto mapped = [&](const char* name) {
+      return std::any_of(config.tensor_maps.begin(), config.tensor_maps.end(),
+                         [&](const TensorMapExpr& m) { return m.operand == name; });
+    };
+    std::vector<KernelParam> params;
+    for (const char* name : {"A", "B"})
+      params.push_back(mapped(name) ? KernelParam{"CUtensorMap", std::string(name) + " (its TMA descriptor)"}
+                                    : KernelParam{"const " + in + "*", name});
+    params.insert(params.end(), {{out + "*", "C"}, {"int", "M"}, {"int", "N"}, {"int", "K"}});
+    if (mapped("C")) params.push_back({"CUtensorMap", "C (its TMA descriptor)"});
+    params.insert(params.end(), {{"const float*", "scale_a"}, {"const float*", "scale_b"}, {"float*", "partials"},
+                                 {"unsigned*", "arrivals"}});
+    return params;
+  }
 };
 
 }  // namespace

@@ -165,6 +165,13 @@ class LayerNormBackwardFamily : public KernelFamily {
   std::unique_ptr<Workload> prepare(const Problem& p, GpuContext& gpu, uint64_t seed) const override {
     return std::make_unique<LayerNormBackwardWorkload>(p, gpu, seed);
   }
+  std::vector<KernelParam> kernel_parameters(const Problem& p, const SweepConfig&) const override {
+    const std::string t = elementwise::element_name(p.dtype);
+    return {{"const " + t + "*", "X"},   {"const " + t + "*", "W"},   {"const " + t + "*", "dY"},
+            {"const float*", "mean"},    {"const float*", "rstd"},    {t + "*", "dX"},
+            {t + "*", "dW"},             {t + "*", "dB"},             {"float*", "acc"},
+            {"unsigned*", "arrivals"},   {"long long", "rows"},       {"int", "cols"}};
+  }
 };
 
 }  // namespace

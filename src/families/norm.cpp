@@ -200,6 +200,12 @@ class NormFamily : public KernelFamily {
   std::unique_ptr<Workload> prepare(const Problem& p, GpuContext& gpu, uint64_t seed) const override {
     return std::make_unique<NormWorkload>(kind_, p, gpu, seed);
   }
+  std::vector<KernelParam> kernel_parameters(const Problem& p, const SweepConfig&) const override {
+    const std::string t = elementwise::element_name(p.dtype);
+    return {{"const " + t + "*", "X"},  {"const " + t + "*", "W"}, {"const " + t + "*", "B (null for RMSNorm)"},
+            {t + "*", "Y"},             {"float*", "mean (null for RMSNorm)"}, {"float*", "rstd"},
+            {"long long", "rows"},      {"int", "cols"},           {"float", "eps"}};
+  }
 
  private:
   CudnnNormKind kind_;

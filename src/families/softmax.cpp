@@ -174,6 +174,11 @@ class SoftmaxFamily : public KernelFamily {
   std::unique_ptr<Workload> prepare(const Problem& p, GpuContext& gpu, uint64_t seed) const override {
     return std::make_unique<SoftmaxWorkload>(p, gpu, seed);
   }
+  std::vector<KernelParam> kernel_parameters(const Problem& p, const SweepConfig&) const override {
+    const std::string t = elementwise::element_name(p.dtype);
+    return {{"const " + t + "*", "X"}, {t + "*", "Y"}, {"long long", "rows"}, {"int", "cols"},
+            {"float2*", "partials", /*may_end_before=*/true}, {"unsigned*", "counters"}};
+  }
 };
 
 }  // namespace

@@ -217,6 +217,11 @@ void JsonDocument::fail_key(const std::string& pointer, const std::string& messa
   fail_offset(positions_ ? positions_->key_at(pointer).value_or(0) : 0, message);
 }
 
+std::string JsonDocument::where(const std::string& pointer) const {
+  LineCol lc = line_col(text_, positions_->value_at(pointer).value_or(0));
+  return fmt::format("{}:{}:{}", origin_, lc.line, lc.column);
+}
+
 std::string JsonDocument::last_key(const std::string& pointer) {
   return Json(Json::json_pointer(pointer).back()).get<std::string>();
 }

@@ -50,6 +50,9 @@ class JsonDocument {
   [[noreturn]] void fail(const std::string& pointer, const std::string& message) const;
   [[noreturn]] void fail_key(const std::string& pointer, const std::string& message) const;
   static std::string last_key(const std::string& pointer);
+  // "origin:line:col" of the value `pointer` names, for an error found after reading (a kernel
+  // the file names that does not compile).
+  std::string where(const std::string& pointer) const;
   // File offset of character `index` of the string at `pointer` (its start when not a string).
   size_t in_string(const std::string& pointer, size_t index) const;
 

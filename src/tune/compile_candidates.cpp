@@ -47,10 +47,11 @@ std::vector<CandidateRecord> enumerate_candidates(const SweepConfig& config, con
   return records;
 }
 
-CompileRequest compile_request(const KernelSource& source, const CandidateRecord& rec, const std::string& arch) {
+CompileRequest compile_request(const KernelSource& source, const CandidateRecord& rec, const std::string& arch,
+                               const std::vector<KernelParam>& params) {
   CompileRequest request;
   request.source_name = source.name;
-  request.source_text = source.text;
+  request.source_text = source.text + parameter_check(rec.kernel_name, params);
   request.headers = source.headers;
   request.name_expression = rec.kernel_name;
   request.arch = arch;
@@ -90,7 +91,8 @@ std::vector<CandidateRecord> compile_candidates(Compiler& compiler, const SweepC
     request_owner = std::move(kept);
   }
   std::vector<CompileRequest> requests;
-  for (size_t i : request_owner) requests.push_back(compile_request(source, records[i], options.arch));
+  const std::vector<KernelParam> params = family.kernel_parameters(problem, config);
+  for (size_t i : request_owner) requests.push_back(compile_request(source, records[i], options.arch, params));
 
   Progress progress("compiling", requests.size(), options.show_progress);
   std::vector<CompileInfo> infos =

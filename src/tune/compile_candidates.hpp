@@ -35,8 +35,10 @@ struct CompileOptions {
 std::vector<CandidateRecord> enumerate_candidates(const SweepConfig& config, const KernelFamily& family,
                                                   const Problem& problem, const ArchFacts& arch);
 
-// What NVRTC is asked for one candidate's kernel.
-CompileRequest compile_request(const KernelSource& source, const CandidateRecord& rec, const std::string& arch);
+// What NVRTC is asked for one candidate's kernel; with `params`, the kernel's parameter list is
+// checked against them as it compiles (compile/parameter_check.hpp).
+CompileRequest compile_request(const KernelSource& source, const CandidateRecord& rec, const std::string& arch,
+                               const std::vector<KernelParam>& params = {});
 
 // Stores the compile result in `rec` and rules on it: compile_failed (the log's first error line
 // as reason), invalid for spills (unless allowed) or ptxas performance warnings, else it stays

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "families/family.hpp"
 #include "store/record_json.hpp"
 #include "store/telemetry_json.hpp"
 #include "tune/protocol.hpp"
@@ -79,6 +80,9 @@ const DeviceInfo& Session::device() {
 
 void Session::set_problem(const Problem& problem, const Tolerance& tolerance, uint64_t seed) {
   problem_request_ = nlohmann::json{{"op", "problem"}, {"problem", problem}, {"tolerance", tolerance}, {"seed", seed}};
+  // The worker reads a declared family's file itself (it is another process).
+  if (const std::filesystem::path file = find_family(problem.family).declaration_file(); !file.empty())
+    (*problem_request_)["declaration"] = file.string();
   problem_loaded_ = false;
   ensure_ready();
 }

@@ -94,7 +94,10 @@ CacheKey sweeps_cache_key(const std::vector<const Sweep*>& active, const Problem
       part("text", content);
     }
   }
-  const Tolerance t = tolerance_for(find_family(problem.family), problem, options.tolerance);
+  // A declared family is defined by its file and the kernels it names: an edit to any is a new key.
+  const KernelFamily& family = find_family(problem.family);
+  if (const std::string definition = family.definition_text(); !definition.empty()) part("family", definition);
+  const Tolerance t = tolerance_for(family, problem, options.tolerance);
   const std::string settings =
       fmt::format("atol={:g};rtol={:g};norm_tol={:g};allow_spills={:d}", t.atol, t.rtol, t.max_norm_rel,
                   options.allow_spills);
@@ -141,6 +144,10 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
     }
   }
 
+  // The kernels a family compiles itself (a declared family's reference) must compile before the
+  // worker is asked to run them: a mistake there is the declaration's, said with its position.
+  family.check_own_kernels(problem, device.arch(), compiler_);
+
   // Enumerate every sweep's candidates and plan the search: which to compile and time, best
   // predicted first.
   const auto t0 = std::chrono::steady_clock::now();
@@ -186,7 +193,9 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
   // the worker's preparing the problem: its inputs, reference and baseline timing.
   for (std::vector<size_t> batch = search.next_batch(); !batch.empty() && !budget_spent; batch = search.next_batch()) {
     std::vector<CompileRequest> requests;
-    for (size_t i : batch) requests.push_back(compile_request(sweep_of[i]->source, candidates[i], device.arch()));
+    for (size_t i : batch)
+      requests.push_back(compile_request(sweep_of[i]->source, candidates[i], device.arch(),
+                                         family.kernel_parameters(problem, sweep_of[i]->config)));
     CompilePipeline compiles(compiler_, std::move(requests), threads);
     if (baselines.empty()) prepare_problem();
     progress.add_total(batch.size());

@@ -65,6 +65,8 @@ class Worker {
     workload_.reset();
     problem_ = request.at("problem").get<Problem>();
     tolerance_ = request.at("tolerance").get<Tolerance>();
+    // A family declared in a file is read again here: the parent names the file.
+    if (request.contains("declaration")) declare_family(request.at("declaration").get<std::string>());
     const KernelFamily& family = find_family(problem_.family);
     int64_t bytes = family.device_bytes(problem_);
     size_t free_bytes = 0, total = 0;
@@ -115,7 +117,10 @@ class Worker {
     } catch (const cuda::CudaError& e) {
       return outcome(rec, Disposition::launch_failed, std::string("cannot encode a tensor map: ") + e.what());
     }
-    std::function<void()> launch = [&] { gpu_->launch(f, rec.launch, args.data()); };
+    std::function<void()> launch = [&] {
+      workload_->before_launch();
+      gpu_->launch(f, rec.launch, args.data());
+    };
 
     // The first launch: a refused launch is the candidate's fault, a sticky error the worker's end.
     try {
@@ -191,7 +196,7 @@ class Worker {
     }
     rec.error = workload_->check_output(tolerance_);
     std::string why;
-    rec.disposition = within_tolerance(*rec.error, tolerance_, &why) ? Disposition::passed : Disposition::incorrect;
+    rec.disposition = workload_->accepts(*rec.error, tolerance_, &why) ? Disposition::passed : Disposition::incorrect;
     rec.reason = why;
     return rec;
   }
@@ -208,7 +213,7 @@ class Worker {
     std::vector<std::string> touched = buffers.touched();
     ErrorStats error = workload_->check_output(tolerance_);
     std::string why;
-    const bool right = within_tolerance(error, tolerance_, &why);
+    const bool right = workload_->accepts(error, tolerance_, &why);
     rec.error = error;
     const std::string prefix = when.empty() ? "" : when + ": ";
     if (!touched.empty()) {
