@@ -194,6 +194,7 @@ class DeclarationParser : JsonDocument {
   }
 
   BufferInit parse_init(const std::string& pointer, const ElementType& type) const {
+    // (the declaration so far, for bounds given as expressions of its dimensions)
     BufferInit init;
     const Json& j = at(pointer);
     std::string dist;
@@ -223,27 +224,36 @@ class DeclarationParser : JsonDocument {
     const std::string dist_pointer = j.is_object() ? pointer_child(pointer, "dist") : pointer;
     if (dist == "normal") {
       allow_only({"mean", "std"});
-      init = {BufferInit::Kind::normal, number("mean", 0), number("std", 1)};
+      init.kind = BufferInit::Kind::normal, init.a = number("mean", 0), init.b = number("std", 1);
       if (!type.is_float) fail(dist_pointer, fmt::format("a {} buffer cannot hold normal values; use \"integers\"", type.name));
       if (!(init.b > 0)) fail(pointer, "init.std must be positive");
     } else if (dist == "uniform") {
       allow_only({"low", "high"});
-      init = {BufferInit::Kind::uniform, number("low", -1), number("high", 1)};
+      init.kind = BufferInit::Kind::uniform, init.a = number("low", -1), init.b = number("high", 1);
       if (!type.is_float) fail(dist_pointer, fmt::format("a {} buffer cannot hold uniform reals; use \"integers\"", type.name));
       if (!(init.a < init.b)) fail(pointer, "init.low must be below init.high");
     } else if (dist == "integers") {
       allow_only({"low", "high"});
       if (!j.is_object() || !has(pointer_child(pointer, "low")) || !has(pointer_child(pointer, "high")))
         fail(pointer, "init \"integers\" needs \"low\" and \"high\" (both included)");
-      init = {BufferInit::Kind::integers, number("low", 0), number("high", 0)};
-      if (init.a != std::floor(init.a) || init.b != std::floor(init.b) || init.a > init.b)
+      init.kind = BufferInit::Kind::integers;
+      // Each bound a number or an expression of the dimensions ("bins - 1").
+      for (const char* key : {"low", "high"}) {
+        const std::string p = pointer_child(pointer, key);
+        const bool low = std::string_view(key) == "low";
+        if (at(p).is_string())
+          (low ? init.a_expr : init.b_expr) = dim_expr(p, std::string("init.") + key, *declaration_);
+        else
+          (low ? init.a : init.b) = get_number(p, std::string("init.") + key);
+      }
+      if (init.a != std::floor(init.a) || init.b != std::floor(init.b) || (!init.a_expr && !init.b_expr && init.a > init.b))
         fail(pointer, "init.low and init.high are integers with low <= high");
     } else if (dist == "ones" || dist == "zeros") {
       allow_only({});
-      init = {dist == "ones" ? BufferInit::Kind::ones : BufferInit::Kind::zeros, 0, 0};
+      init.kind = dist == "ones" ? BufferInit::Kind::ones : BufferInit::Kind::zeros;
     } else if (dist == "iota") {
       allow_only({"start", "step"});
-      init = {BufferInit::Kind::iota, number("start", 0), number("step", 1)};
+      init.kind = BufferInit::Kind::iota, init.a = number("start", 0), init.b = number("step", 1);
     } else {
       const std::vector<std::string> known = {"normal", "uniform", "integers", "ones", "zeros", "iota"};
       fail(dist_pointer, fmt::format("unknown init \"{}\"{}; known: {}", dist, suggestion(dist, known), join_names(known)));
@@ -252,6 +262,7 @@ class DeclarationParser : JsonDocument {
   }
 
   void parse_buffers(Declaration& d) {
+    declaration_ = &d;
     const Json& list = get_typed("/buffers", Json::value_t::array, "a list");
     if (list.empty()) fail("/buffers", "\"buffers\" must declare at least one buffer");
     std::set<std::string> seen = dim_names(d);
@@ -478,6 +489,7 @@ class DeclarationParser : JsonDocument {
   }
 
   std::filesystem::path folder_;
+  const Declaration* declaration_ = nullptr;  // while its buffers are read
 };
 
 }  // namespace

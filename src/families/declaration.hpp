@@ -26,6 +26,8 @@ struct BufferInit {
   enum class Kind { normal, uniform, integers, ones, zeros, iota };
   Kind kind = Kind::normal;
   double a = 0, b = 1;  // normal: mean, std; uniform: low, high; integers: low, high (inclusive); iota: start, step
+  // "integers" bounds given as expressions of the dimensions ("high": "bins - 1"), replacing a, b.
+  std::optional<Expr> a_expr, b_expr;
 };
 
 // What a buffer is to the kernel: read only, written (compared with the reference), read and written in

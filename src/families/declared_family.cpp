@@ -190,6 +190,13 @@ class DeclaredFamily : public KernelFamily {
         throw ConfigError(fmt::format("{}: the problem does not meet the declaration's constraint {} ({})", d_.name, text,
                                       shape_text(p)));
     for (const BufferDecl& b : d_.buffers) {
+      if (b.init.kind == BufferInit::Kind::integers && (b.init.a_expr || b.init.b_expr)) {
+        const double low = b.init.a_expr ? static_cast<double>(eval_at(*b.init.a_expr, p, "init.low")) : b.init.a;
+        const double high = b.init.b_expr ? static_cast<double>(eval_at(*b.init.b_expr, p, "init.high")) : b.init.b;
+        if (low > high)
+          throw ConfigError(fmt::format("{}: buffer {} would draw integers from {} to {} ({})", d_.name, b.name, low, high,
+                                        shape_text(p)));
+      }
       const int64_t n = eval_at(b.count, p, "buffer " + b.name + " count");
       if (n < 1) throw ConfigError(fmt::format("{}: buffer {} would hold {} elements", d_.name, b.name, n));
       if (n > (int64_t{1} << 40) / element_of(b, p.dtype).bytes)
@@ -338,7 +345,10 @@ DeclaredWorkload::DeclaredWorkload(const Declaration& d, const DeclaredFamily& f
         case BufferInit::Kind::ones: gpu_.fill(data, e, n, s, 3, 1, 0); break;
         case BufferInit::Kind::normal: gpu_.fill(data, e, n, s, 0, init.a, init.b); break;
         case BufferInit::Kind::uniform: gpu_.fill(data, e, n, s, 1, init.a, init.b); break;
-        case BufferInit::Kind::integers: gpu_.fill(data, e, n, s, 2, init.a, init.b); break;
+        case BufferInit::Kind::integers:
+          gpu_.fill(data, e, n, s, 2, init.a_expr ? static_cast<double>(eval_at(*init.a_expr, p, "init.low")) : init.a,
+                    init.b_expr ? static_cast<double>(eval_at(*init.b_expr, p, "init.high")) : init.b);
+          break;
         case BufferInit::Kind::iota: gpu_.fill(data, e, n, s, 3, init.a, init.b); break;
       }
     }

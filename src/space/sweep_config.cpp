@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/element.hpp"
 #include "space/json_document.hpp"
 #include "util/error.hpp"
 
@@ -78,7 +79,7 @@ class ConfigParser : JsonDocument {
     check_kernel_name(c);
     check_parameters_have_effect(c);
     parse_problems(c);
-    c.dtypes = parse_choices("dtypes", known_dtypes);
+    if (root().contains("dtypes")) c.dtypes = parse_strings("/dtypes", "dtypes", element_names());
     parse_options(c);
     return c;
   }
@@ -319,14 +320,6 @@ class ConfigParser : JsonDocument {
       }
       c.problems.push_back(std::move(dims));
     }
-  }
-
-  template <size_t N>
-  std::vector<std::string> parse_choices(const char* key,
-                                         const std::string_view (&known)[N]) const {
-    if (!root().contains(key)) return {};
-    return parse_strings(pointer_child("", key), key,
-                         std::vector<std::string>(std::begin(known), std::end(known)));
   }
 
   // A list of distinct strings at `pointer`; each one of `known` unless that is empty.

@@ -54,8 +54,7 @@ struct SweepConfig {
   std::string text;  // the file as read: any edit to it is a new best-config cache key
 };
 
-// The spellings the "dtypes" key accepts (the same as Problem's); each family takes a subset.
-inline constexpr std::string_view known_dtypes[] = {"fp16", "bf16", "fp8", "fp32"};
+// The "dtypes" key accepts the element types' names (core/element.hpp); each family takes a subset.
 
 // Parses and checks a config. `origin` names the text in error messages (a path).
 // `context_names`: integer names the family and device provide to expressions (M, N, K,

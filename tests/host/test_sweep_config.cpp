@@ -338,7 +338,7 @@ TEST(SweepConfig, Problems) {
 
 TEST(SweepConfig, DtypesAndLayouts) {
   std::string text = edit(toy, "\"bf16\"]", "\"fp4\"]");
-  expect_error(text, where(text, "\"fp4\""), {"dtypes: unknown \"fp4\"", "fp16, bf16, fp8, fp32"});
+  expect_error(text, where(text, "\"fp4\""), {"dtypes: unknown \"fp4\"", "fp32, fp16, bf16, fp8, i8"});
   text = edit(toy, "\"bf16\"]", "\"fp16\"]");
   expect_error(text, where(text, "\"fp16\"]"), {"dtypes: \"fp16\" is listed twice"});
   text = edit(toy, "\"cr\"]", "\"rx\"]");
