@@ -317,7 +317,8 @@ class AttentionFamily : public KernelFamily {
     };
     return {operand("Q"),          operand("K"),          operand("V"),           {t + "*", "O"},
             {"float*", "LSE"},     {"int", "batch"},      {"int", "heads"},       {"int", "kv_heads"},
-            {"int", "seqlen_q"},   {"int", "seqlen_kv"},  {"float", "scale_log2"}, {"float*", "partials"},
+            {"int", "seqlen_q"},   {"int", "seqlen_kv"},  {"float", "scale_log2"},
+            {"float*", "partials", /*may_end_before=*/true},  // a kernel without split-KV may stop here
             {"unsigned*", "arrivals"}};
   }
 };

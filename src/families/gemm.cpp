@@ -385,7 +385,10 @@ class GemmFamily : public KernelFamily {
                                     : KernelParam{"const " + in + "*", name});
     params.insert(params.end(), {{out + "*", "C"}, {"int", "M"}, {"int", "N"}, {"int", "K"}});
     if (mapped("C")) params.push_back({"CUtensorMap", "C (its TMA descriptor)"});
-    params.insert(params.end(), {{"const float*", "scale_a"}, {"const float*", "scale_b"}, {"float*", "partials"},
+    // A kernel without per-tensor scales or split-K may end its list before them.
+    params.insert(params.end(), {{"const float*", "scale_a", /*may_end_before=*/true},
+                                 {"const float*", "scale_b"},
+                                 {"float*", "partials", /*may_end_before=*/true},
                                  {"unsigned*", "arrivals"}});
     return params;
   }
