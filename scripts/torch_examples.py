@@ -100,10 +100,25 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", help="write the measurements here")
     parser.add_argument("--suite", default="examples/examples.suite.json")
+    parser.add_argument("--ncu", metavar="FAMILY",
+                        help="for ncu: run the torch.compile version of FAMILY's first problem 10 times, nothing else")
     parser.add_argument("--min-bytes", type=float, default=64e6,
                         help="torch.compile only problems that move at least this much (compiling costs ~15 s a shape)")
     args = parser.parse_args()
     suite = json.load(open(args.suite))
+    if args.ncu:
+        p = next(p for p in suite["problems"] if p["family"] == args.ncu)
+        fn, inputs, _, _, _ = make_case(p["family"], {k: v for k, v in p.items() if k not in ("family", "dtype")}, p["dtype"])
+        f = torch.compile(fn, dynamic=False)
+        for _ in range(3):  # compiling and any autotuning happen here, outside the range ncu keeps
+            f(*inputs)
+        torch.cuda.synchronize()
+        torch.cuda.nvtx.range_push("ktune_measure")
+        for _ in range(10):
+            f(*inputs)
+        torch.cuda.synchronize()
+        torch.cuda.nvtx.range_pop()
+        return
     rows = []
     for p in suite["problems"]:
         family, dtype = p["family"], p["dtype"]

@@ -7,7 +7,8 @@
 // A block holds one token's LANES x ROWS threads: LANES = HEAD_DIM / 2 / VEC threads cover one
 // head's pairs, VEC of them each with one vector load per half; ROWS heads at a time, each thread
 // going over HEADS_PER_THREAD heads with its cos and sin loaded once. Tunables: VEC (elements per
-// vector), ROWS, HEADS_PER_THREAD.
+// vector), ROWS, HEADS_PER_THREAD, STREAMING (x is read and written once: the evict-first hint
+// keeps it from pushing the cos/sin rows, which every head reads, out of L2).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -19,14 +20,34 @@ template <typename T> __device__ __forceinline__ T from_float(float v);
 template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
 template <> __device__ __forceinline__ __half from_float<__half>(float v) { return __float2half_rn(v); }
 
+template <int BYTES> struct Raw;
+template <> struct Raw<16> { using type = uint4; };
+template <> struct Raw<8> { using type = uint2; };
+template <> struct Raw<4> { using type = unsigned; };
+
 template <typename T, int N>
-struct alignas(sizeof(T) * N) Pack {
+union Pack {
   T v[N];
+  typename Raw<sizeof(T) * N>::type raw;
 };
+
+template <int STREAMING, typename P>
+__device__ __forceinline__ P load(const P* p) {
+  P out;
+  out.raw = STREAMING ? __ldcs(&p->raw) : p->raw;
+  return out;
+}
+template <int STREAMING, typename P>
+__device__ __forceinline__ void store(P* p, const P& v) {
+  if (STREAMING)
+    __stcs(&p->raw, v.raw);
+  else
+    p->raw = v.raw;
+}
 
 }  // namespace rope_detail
 
-template <typename T, int HEAD_DIM, int VEC, int ROWS, int HEADS_PER_THREAD>
+template <typename T, int HEAD_DIM, int VEC, int ROWS, int HEADS_PER_THREAD, int STREAMING>
 __global__ void __launch_bounds__(HEAD_DIM / 2 / VEC * ROWS)
     rope_neox(T* __restrict__ x, const T* __restrict__ cos_sin, int tokens, int heads) {
   using namespace rope_detail;
@@ -43,8 +64,8 @@ __global__ void __launch_bounds__(HEAD_DIM / 2 / VEC * ROWS)
   for (int h = 0; h < HEADS_PER_THREAD; ++h) {  // every load first, then the math
     if (first_head + h >= heads) break;
     T* head = x + (token * heads + first_head + h) * HEAD_DIM + lane * VEC;
-    lo[h] = *reinterpret_cast<const P*>(head);
-    hi[h] = *reinterpret_cast<const P*>(head + HALF);
+    lo[h] = load<STREAMING>(reinterpret_cast<const P*>(head));
+    hi[h] = load<STREAMING>(reinterpret_cast<const P*>(head + HALF));
   }
 #pragma unroll
   for (int h = 0; h < HEADS_PER_THREAD; ++h) {
@@ -58,7 +79,7 @@ __global__ void __launch_bounds__(HEAD_DIM / 2 / VEC * ROWS)
       out_hi.v[i] = from_float<T>(x2 * cf + x1 * sf);
     }
     T* head = x + (token * heads + first_head + h) * HEAD_DIM + lane * VEC;
-    *reinterpret_cast<P*>(head) = out_lo;
-    *reinterpret_cast<P*>(head + HALF) = out_hi;
+    store<STREAMING>(reinterpret_cast<P*>(head), out_lo);
+    store<STREAMING>(reinterpret_cast<P*>(head + HALF), out_hi);
   }
 }
