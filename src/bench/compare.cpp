@@ -345,6 +345,16 @@ CompareReport compare_results(const RunInfo& base_info, const std::vector<Proble
                               const CompareOptions& options) {
   if (!(options.threshold >= 0)) throw ConfigError("--threshold must be a percentage >= 0");
   if (!(options.alpha > 0 && options.alpha < 1)) throw ConfigError("--alpha must be between 0 and 1");
+  // Two files with no problem in common compare nothing: that is a mistake in the command, not a
+  // regression (every BASE record would otherwise count as failed).
+  const bool shared = std::any_of(base.begin(), base.end(), [&](const ProblemResult& b) {
+    return std::any_of(next.begin(), next.end(),
+                       [&](const ProblemResult& n) { return describe(n.problem) == describe(b.problem); });
+  });
+  if (!base.empty() && !next.empty() && !shared)
+    throw ConfigError(fmt::format("the two files share no problem, so there is nothing to compare (the first "
+                                  "has {}, the second {})",
+                                  describe(base.front().problem), describe(next.front().problem)));
   CompareReport report;
   report.options = options;
   report.base_info = base_info;

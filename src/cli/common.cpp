@@ -103,11 +103,34 @@ Problem make_problem(const KernelFamily& family, const ProblemFlags& f) {
   return p;
 }
 
+namespace {
+
+// A number at least `low` (above it when `strict`), with a message a person can act on: CLI11's
+// own range validators print their limits at full precision, a 300-digit number for "positive".
+CLI::Validator at_least(double low, bool strict = false) {
+  return CLI::Validator(
+      [low, strict](std::string& text) -> std::string {
+        double v = 0;
+        try {
+          size_t used = 0;
+          v = std::stod(text, &used);
+          if (used != text.size()) return fmt::format("{} is not a number", text);
+        } catch (const std::exception&) {
+          return fmt::format("{} is not a number", text);
+        }
+        if (strict ? v > low : v >= low) return {};
+        return fmt::format("{} must be {} {}", text, strict ? "above" : "at least", low);
+      },
+      fmt::format("{} {}", strict ? ">" : ">=", low));
+}
+
+}  // namespace
+
 void add_common_flags(CLI::App& app, CommonFlags& f) {
   app.add_option("--config", f.config, "sweep config JSON (default: the built-in one)");
   app.add_option("--kernel", f.kernel, "kernel source to use instead of the config's");
   app.add_option("--cache-dir", f.cache_dir, "cache folder (default: $KTUNE_CACHE_DIR or ~/.cache/ktune)");
-  app.add_option("-j,--jobs", f.jobs, "compile threads (default: all cores)");
+  app.add_option("-j,--jobs", f.jobs, "compile threads (default: all cores)")->check(at_least(1));
   app.add_flag("--no-progress", f.no_progress, "no progress bar");
 }
 
@@ -137,17 +160,19 @@ std::vector<SweepConfig> load_configs(const CommonFlags& f, const KernelFamily& 
   return configs;
 }
 
+
 void add_measure_flags(CLI::App& app, MeasureFlags& f) {
   app.add_flag("--retune", f.retune, "tune even if the cache has an answer");
   app.add_option("--out", f.out, "folder for the results JSON and CSV")->capture_default_str();
-  app.add_option("--top", f.top, "rows in the printed table")->capture_default_str();
-  app.add_option("--timeout", f.timeout_s, "seconds before a candidate counts as hung")->capture_default_str();
-  app.add_option("--warmup-ms", f.warmup_ms, "warmup time per candidate")->capture_default_str();
-  app.add_option("--min-time-ms", f.min_time_ms, "least measured time per candidate")->capture_default_str();
-  app.add_option("--max-time-ms", f.max_time_ms, "timing budget per candidate")->capture_default_str();
-  app.add_option("--noise", f.noise, "stop sampling at this relative error of the median")->capture_default_str();
-  app.add_option("--min-samples", f.min_samples, "fewest timed samples per candidate")->capture_default_str();
+  app.add_option("--top", f.top, "rows in the printed table")->check(at_least(1))->capture_default_str();
+  app.add_option("--timeout", f.timeout_s, "seconds before a candidate counts as hung")->check(at_least(0, true))->capture_default_str();
+  app.add_option("--warmup-ms", f.warmup_ms, "warmup time per candidate")->check(at_least(0))->capture_default_str();
+  app.add_option("--min-time-ms", f.min_time_ms, "least measured time per candidate")->check(at_least(0))->capture_default_str();
+  app.add_option("--max-time-ms", f.max_time_ms, "timing budget per candidate")->check(at_least(0, true))->capture_default_str();
+  app.add_option("--noise", f.noise, "stop sampling at this relative error of the median")->check(at_least(0, true))->capture_default_str();
+  app.add_option("--min-samples", f.min_samples, "fewest timed samples per candidate")->check(at_least(1))->capture_default_str();
   app.add_option("--prune", f.prune, "stop timing a candidate once it is this many times slower than the best")
+      ->check(at_least(1, true))
       ->capture_default_str();
   app.add_flag("--allow-spills", f.allow_spills, "run candidates whose registers spill");
   app.add_option("--timer", f.timing.timer,
@@ -173,16 +198,18 @@ void add_measure_flags(CLI::App& app, MeasureFlags& f) {
                "--max-candidates run)");
   app.add_option("--max-candidates", f.max_candidates,
                  "candidates compiled and timed per problem, in the search's order (default: 48)")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1));
   app.add_option("--budget", f.budget_s,
                  "seconds of compile and timing per problem after which no new candidate starts (default: none)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--rtol", f.rtol, "relative tolerance (default: per dtype, see README)");
-  app.add_option("--atol", f.atol, "absolute tolerance (default: per dtype)");
-  app.add_option("--norm-tol", f.norm_tol, "bound on ||out-ref||/||ref|| (default: per dtype)");
+      ->check(at_least(0, true));
+  app.add_option("--rtol", f.rtol, "relative tolerance (default: per dtype, see docs/verification.md)")->check(at_least(0));
+  app.add_option("--atol", f.atol, "absolute tolerance (default: per dtype)")->check(at_least(0));
+  app.add_option("--norm-tol", f.norm_tol, "bound on ||out-ref||/||ref|| (default: per dtype)")->check(at_least(0));
 }
 
 TuneOptions tune_options(const CommonFlags& c, const MeasureFlags& m) {
+  if (m.min_time_ms > m.max_time_ms)
+    throw ConfigError(fmt::format("--min-time-ms {:g} is above --max-time-ms {:g}", m.min_time_ms, m.max_time_ms));
   TuneOptions o;
   o.rule.min_samples = m.min_samples;
   o.rule.max_time_ms = m.max_time_ms;

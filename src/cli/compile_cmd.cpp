@@ -5,6 +5,7 @@
 // the fewest that touch every config, problem and tunable value; --part I/N a share of the list.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -23,6 +24,7 @@ namespace {
 
 struct Tally {
   int compiled = 0, invalid = 0, failed = 0, unsampled = 0;
+  std::map<std::string, int> reasons;  // why candidates were ruled out or failed, for "nothing compiles"
 };
 
 Tally report(const std::vector<CandidateRecord>& records, bool verbose) {
@@ -32,9 +34,11 @@ Tally report(const std::vector<CandidateRecord>& records, bool verbose) {
     if (r.disposition == Disposition::invalid) {
       ++t.invalid;
       ++invalid_reasons[r.reason];
+      ++t.reasons[r.reason];
       if (verbose) fmt::print("  invalid         {:<40} {}\n", short_params(r.params), r.reason);
     } else if (r.disposition == Disposition::compile_failed) {
       ++t.failed;
+      ++t.reasons[r.reason];
       fmt::print("  compile_failed  {:<40} {}\n", short_params(r.params), r.reason);
       if (verbose) fmt::print("{}\n", r.compile.log);
     } else if (!r.compile.ok) {
@@ -106,17 +110,35 @@ void choose_picks(const CompileFlags& flags, CoveredValues& covered, CompileOpti
   }
 }
 
+// "  12345 constraint failed: ...", the most common reasons first.
+std::string top_reasons(const std::map<std::string, int>& reasons, size_t count) {
+  std::vector<std::pair<int, std::string>> sorted;
+  for (const auto& [reason, n] : reasons) sorted.emplace_back(n, reason);
+  std::sort(sorted.rbegin(), sorted.rend());
+  std::string out;
+  for (size_t i = 0; i < sorted.size() && i < count; ++i) out += fmt::format("\n  {:>7} {}", sorted[i].first, sorted[i].second);
+  return out;
+}
+
 // Compiles every candidate of each config for each of its problems: `problem` when given, else
-// the problems the config lists. Returns the exit code: 1 if any candidate failed to compile.
+// the problems the config lists. Returns the exit code: 1 if any candidate failed to compile; 2
+// if nothing compiles at all, or (a whole run, not one --part of it) a config compiles nothing for
+// any of its problems: a config or problem that can never run is a mistake to say, not a pass.
 int compile_configs(const CompileFlags& flags, const std::vector<SweepConfig>& configs,
                     const std::optional<Problem>& problem) {
   const ArchFacts arch = arch_facts_offline(flags.arch);
   const Part part = parse_part(flags.part);
   NvrtcCompiler compiler(cache_dir(flags.common));
   Tally total;
+  std::vector<std::string> barren;  // configs of which nothing compiled
   size_t job = 0;  // position in the (config, problem) list, for --part
   for (const SweepConfig& config : configs) {
+    if (config.min_arch > arch.arch) {
+      fmt::print("{}: needs sm_{} or newer, not compiled for {}\n", config.name, config.min_arch, flags.arch);
+      continue;
+    }
     const KernelFamily& family = find_family(config.family);
+    int config_compiled = 0;
     const KernelSource source = resolve_kernel_source(config, flags.common.kernel);
     std::vector<Problem> problems;
     if (problem) {
@@ -148,13 +170,23 @@ int compile_configs(const CompileFlags& flags, const std::vector<SweepConfig>& c
       total.invalid += t.invalid;
       total.failed += t.failed;
       total.unsampled += t.unsampled;
+      for (const auto& [reason, n] : t.reasons) total.reasons[reason] += n;
+      config_compiled += t.compiled;
     }
+    if (config_compiled == 0 && !problems.empty() && part.count == 1 && !problem) barren.push_back(config.name);
   }
   fmt::print("total: {} compiled, {} invalid, {} failed to compile{} (NVRTC {})\n", total.compiled, total.invalid,
              total.failed,
              total.unsampled ? fmt::format(", {} valid left out of the sample", total.unsampled) : "",
              NvrtcCompiler::nvrtc_version());
-  return total.failed ? 1 : 0;
+  if (total.failed) return 1;
+  if (total.compiled == 0) {
+    fmt::print(stderr, "ktune: nothing compiles: every candidate was ruled out{}\n", top_reasons(total.reasons, 3));
+    return 2;
+  }
+  for (const std::string& name : barren)
+    fmt::print(stderr, "ktune: {}: no candidate compiles for any of its problems for {}\n", name, flags.arch);
+  return barren.empty() ? 0 : 2;
 }
 
 }  // namespace

@@ -13,6 +13,7 @@ int run_tuning(const std::vector<SweepConfig>& configs, const std::vector<Proble
   std::vector<Sweep> sweeps;
   for (const SweepConfig& config : configs) sweeps.push_back({config, resolve_kernel_source(config, common.kernel)});
   for (const Problem& p : problems) check_problem(p);  // all bad input before any GPU work
+  TuneOptions options = tune_options(common, measure);
 
   Session session(session_options(common, measure));
   const DeviceInfo& device = session.device();
@@ -21,7 +22,7 @@ int run_tuning(const std::vector<SweepConfig>& configs, const std::vector<Proble
 
   NvrtcCompiler compiler(cache_dir(common));
   BestConfigCache cache(cache_dir(common) / "best_configs.json");
-  Tuner tuner(session, compiler, cache, tune_options(common, measure));
+  Tuner tuner(session, compiler, cache, std::move(options));
   const RunInfo info = make_run_info(device);
   const std::string stem = results_stem(stem_prefix);
 

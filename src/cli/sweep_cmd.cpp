@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/run_tuning.hpp"
+#include "space/json_document.hpp"
 #include "util/fs.hpp"
 
 namespace ktune::cli {
@@ -29,8 +30,13 @@ void setup_sweep(CLI::App& app, int& exit_code) {
     nlohmann::json peek = nlohmann::json::parse(read_file(opts->file), nullptr, /*allow_exceptions=*/false);
     std::string family_name = "gemm";
     if (peek.is_object() && peek.contains("family") && peek["family"].is_string()) family_name = peek["family"];
-    const KernelFamily& family =
-        family_named_in(family_name, std::filesystem::absolute(opts->file).parent_path());
+    const KernelFamily& family = [&]() -> const KernelFamily& {
+      try {
+        return family_named_in(family_name, std::filesystem::absolute(opts->file).parent_path());
+      } catch (const ConfigError& e) {  // said at the "family" value of the file
+        throw ConfigError(fmt::format("{}: {}", JsonDocument(read_file(opts->file), opts->file).where("/family"), e.what()));
+      }
+    }();
     family_name = family.name();
     CommonFlags common = opts->common;
     common.config = opts->file;

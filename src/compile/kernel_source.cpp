@@ -62,8 +62,9 @@ KernelSource resolve_kernel_source(const SweepConfig& config, const std::filesys
     source.text = std::string(*text);
     return source;
   }
-  throw ConfigError(fmt::format("config '{}': kernel '{}' is neither a file next to the config nor built into ktune",
-                                config.name, config.kernel_path));
+  throw ConfigError(fmt::format("{}{}kernel '{}' is neither a file next to the config ({}) nor built into ktune",
+                                config.kernel_where, config.kernel_where.empty() ? "" : ": ", config.kernel_path,
+                                config.base_dir.empty() ? "embedded" : config.base_dir.string()));
 }
 
 }  // namespace ktune

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <mutex>
+#include <nlohmann/json.hpp>
 
 #include "families/declared_family.hpp"
 #include "families/family.hpp"
 #include "util/error.hpp"
+#include "util/fs.hpp"
 
 namespace ktune {
 
@@ -102,15 +104,35 @@ const KernelFamily& family_named_in(const std::string& family_field, const std::
   return find_family(family_field);
 }
 
+namespace {
+
+std::vector<std::string> dimension_names(const KernelFamily& family) {
+  std::vector<std::string> out;
+  for (const DimSpec& d : family.schema().dims) out.push_back(d.name);
+  return out;
+}
+
+}  // namespace
+
 SweepConfig parse_family_config(const KernelFamily& family, std::string_view text, const std::string& origin) {
   SweepConfig c = parse_sweep_config(text, origin, family.context_names(), family.placeholder_names(),
-                                     family.tensor_map_operands());
+                                     family.tensor_map_operands(), dimension_names(family));
   if (c.family.ends_with(".json")) c.family = std::string(family.name());  // a declaration's path
   return c;
 }
 
 SweepConfig load_family_config(const KernelFamily& family, const std::filesystem::path& file) {
-  SweepConfig c = load_sweep_config(file, family.context_names(), family.placeholder_names(), family.tensor_map_operands());
+  // A config for another family would fail on the first name this family does not know ("unknown
+  // name K" for a gemm config given to softmax): say what is wrong instead.
+  const nlohmann::json peek = nlohmann::json::parse(read_file(file), nullptr, /*allow_exceptions=*/false);
+  if (peek.is_object() && peek.contains("family") && peek["family"].is_string()) {
+    const std::string named = peek["family"];
+    if (!named.ends_with(".json") && named != family.name())
+      throw ConfigError(fmt::format("{}: this config is for family '{}', but this command tunes '{}'", file.string(), named,
+                                    family.name()));
+  }
+  SweepConfig c = load_sweep_config(file, family.context_names(), family.placeholder_names(), family.tensor_map_operands(),
+                                    dimension_names(family));
   if (c.family.ends_with(".json")) {
     const KernelFamily& named = declare_family(c.base_dir / c.family);
     if (&named != &family)

@@ -79,6 +79,12 @@ void check_problem(const Problem& p) {
       throw ConfigError(fmt::format("{} has no option '{}' (its options: {})", p.family, name,
                                     option_names.empty() ? "none" : joined(option_names)));
   family.validate(p);
+  // A problem no GPU could hold is bad input, said before looking for a GPU (the tuner still
+  // checks it against the one it gets).
+  constexpr double kMoreThanAnyGpu = 4.0 * (int64_t{1} << 40);  // 4 TiB
+  if (const double bytes = static_cast<double>(family.device_bytes(p)); bytes > kMoreThanAnyGpu)
+    throw ConfigError(fmt::format("{} needs {:.0f} GiB of device memory; no GPU has that much", describe(p),
+                                  bytes / (int64_t{1} << 30)));
 }
 
 ConfigProblems config_problems(const SweepConfig& config, const std::vector<Bindings>& dims) {

@@ -38,8 +38,9 @@ class ConfigParser : JsonDocument {
   ConfigParser(std::string_view text, const std::string& origin,
                const std::vector<std::string>& context_names,
                const std::vector<std::string>& placeholder_names,
-               const std::vector<std::string>& tensor_map_operands)
+               const std::vector<std::string>& tensor_map_operands, const std::vector<std::string>& dimension_names)
       : JsonDocument(text, origin),
+        dimensions_(dimension_names),
         context_(context_names.begin(), context_names.end()),
         placeholders_(placeholder_names.begin(), placeholder_names.end()),
         tensor_map_operands_(tensor_map_operands) {}
@@ -60,8 +61,10 @@ class ConfigParser : JsonDocument {
         }))
       fail("/name", fmt::format("name \"{}\" may only use letters, digits, '_' and '-'", c.name));
     c.family = get_string("/family", false);
+    c.family_where = where("/family");
     if (root().contains("description")) c.description = get_string("/description", true);
     c.kernel_path = get_string("/kernel", false);
+    c.kernel_where = where("/kernel");
     c.kernel_name = get_string("/kernel_name", false);
     if (root().contains("min_arch")) {
       int64_t arch = get_int("/min_arch", "min_arch");
@@ -306,13 +309,12 @@ class ConfigParser : JsonDocument {
                                   "{{\"M\": 4096, \"N\": 4096, \"K\": 4096}}, not {}",
                                   i + 1, list[i].dump()));
       Bindings dims;
+      const std::vector<std::string> known = dimensions_.empty() ? context_list() : dimensions_;
       for (const auto& [key, value] : list[i].items()) {
         std::string dim_pointer = pointer_child(pointer, key);
-        if (!context_.count(key))
-          fail_key(
-              dim_pointer,
-              fmt::format("problem {}: \"{}\" is not a dimension the family knows{}; known: {}",
-                          i + 1, key, suggestion(key, context_list()), join_names(context_list())));
+        if (std::find(known.begin(), known.end(), key) == known.end())
+          fail_key(dim_pointer, fmt::format("problem {}: \"{}\" is not a dimension the family knows{}; its dimensions: {}",
+                                            i + 1, key, suggestion(key, known), join_names(known)));
         int64_t v = get_int(dim_pointer, fmt::format("problem {} {}", i + 1, key));
         if (v <= 0)
           fail(dim_pointer, fmt::format("problem {}: {} = {} must be positive", i + 1, key, v));
@@ -359,6 +361,7 @@ class ConfigParser : JsonDocument {
     }
   }
 
+  std::vector<std::string> dimensions_;
   std::set<std::string> context_, placeholders_;
   std::vector<std::string> tensor_map_operands_;
   std::vector<std::string> derived_names_;  // file order, known before their expressions are read
@@ -388,9 +391,10 @@ std::vector<Placeholder> find_placeholders(std::string_view tmpl) {
 SweepConfig parse_sweep_config(std::string_view text, const std::string& origin,
                                const std::vector<std::string>& context_names,
                                const std::vector<std::string>& placeholder_names,
-                               const std::vector<std::string>& tensor_map_operands) {
+                               const std::vector<std::string>& tensor_map_operands,
+                               const std::vector<std::string>& dimension_names) {
   SweepConfig config =
-      ConfigParser(text, origin, context_names, placeholder_names, tensor_map_operands).parse();
+      ConfigParser(text, origin, context_names, placeholder_names, tensor_map_operands, dimension_names).parse();
   config.text = std::string(text);
   return config;
 }
@@ -398,7 +402,8 @@ SweepConfig parse_sweep_config(std::string_view text, const std::string& origin,
 SweepConfig load_sweep_config(const std::filesystem::path& file,
                               const std::vector<std::string>& context_names,
                               const std::vector<std::string>& placeholder_names,
-                              const std::vector<std::string>& tensor_map_operands) {
+                              const std::vector<std::string>& tensor_map_operands,
+                              const std::vector<std::string>& dimension_names) {
   std::ifstream in(file, std::ios::binary);
   if (!in)
     throw ConfigError(fmt::format("{}: cannot open: {}", file.string(), std::strerror(errno)));
@@ -407,7 +412,8 @@ SweepConfig load_sweep_config(const std::filesystem::path& file,
   if (in.bad())
     throw ConfigError(fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno)));
   SweepConfig config =
-      parse_sweep_config(text.str(), file.string(), context_names, placeholder_names, tensor_map_operands);
+      parse_sweep_config(text.str(), file.string(), context_names, placeholder_names, tensor_map_operands,
+                         dimension_names);
   // Absolute, so that a bare "my_sweep.json" in the current directory still has a folder its
   // kernel is looked up in (its parent_path() is empty, which means "embedded").
   config.base_dir = std::filesystem::absolute(file).parent_path();

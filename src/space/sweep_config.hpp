@@ -52,6 +52,9 @@ struct SweepConfig {
   // "layouts": [...] is read as the old spelling of {"layout": [...]}.
   std::vector<std::pair<std::string, std::vector<std::string>>> options;
   std::string text;  // the file as read: any edit to it is a new best-config cache key
+  // "file:line:col" of the "family" and "kernel" values, for mistakes found after reading (a family
+  // or kernel file that does not exist).
+  std::string family_where, kernel_where;
 };
 
 // The "dtypes" key accepts the element types' names (core/element.hpp); each family takes a subset.
@@ -63,16 +66,20 @@ struct SweepConfig {
 // TMA descriptors (gemm: A, B, C; attention: Q, K, V), the keys "tensor_maps" may use.
 // Throws ConfigError("origin:line:col: ...") on any bad input. families/family.hpp's
 // parse_family_config passes a family's three lists.
+// `dimension_names`, when given, are the keys "problems" may use (else any context name), so
+// that a misspelt dimension is told the dimensions, not the device facts.
 SweepConfig parse_sweep_config(std::string_view text, const std::string& origin,
                                const std::vector<std::string>& context_names,
                                const std::vector<std::string>& placeholder_names,
-                               const std::vector<std::string>& tensor_map_operands);
+                               const std::vector<std::string>& tensor_map_operands,
+                               const std::vector<std::string>& dimension_names = {});
 
 // Reads `file`, then parse_sweep_config with the file's path as origin and its folder as base_dir.
 SweepConfig load_sweep_config(const std::filesystem::path& file,
                               const std::vector<std::string>& context_names,
                               const std::vector<std::string>& placeholder_names,
-                              const std::vector<std::string>& tensor_map_operands);
+                              const std::vector<std::string>& tensor_map_operands,
+                              const std::vector<std::string>& dimension_names = {});
 
 // One {NAME} in a kernel_name template; `offset` is the byte offset of the '{'.
 struct Placeholder {

@@ -231,7 +231,9 @@ std::vector<ProblemResult> read_results(const fs::path& path, RunInfo* info_out)
   }
   try {
     const json root = json::parse(text);
-    if (!root.is_object()) throw Error("not a JSON object");
+    if (!root.is_object() || !root.contains("schema_version") || !root.contains("problems"))
+      throw Error("not a ktune results file (no \"schema_version\" and \"problems\": the .json that ktune "
+                  "gemm, sweep or bench writes)");
     const auto version = root.at("schema_version").get<int>();
     if (version != kResultsSchemaVersion)
       throw Error(fmt::format("schema_version {} is not {}, the one this ktune reads", version,
@@ -262,6 +264,8 @@ std::vector<ProblemResult> read_results(const fs::path& path, RunInfo* info_out)
       out.push_back(std::move(r));
     }
     return out;
+  } catch (const json::parse_error& e) {
+    throw ConfigError(fmt::format("{}: not a ktune results file (not JSON: byte {})", path.string(), e.byte));
   } catch (const json::exception& e) {
     throw ConfigError(fmt::format("{}: {}", path.string(), e.what()));
   } catch (const Error& e) {

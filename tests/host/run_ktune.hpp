@@ -1,0 +1,36 @@
+// This build's ktune run as a user runs it, for the tests of the command line: through a shell,
+// stdout and stderr together, with the exit code.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+#ifndef KTUNE_BINARY
+#define KTUNE_BINARY "ktune"
+#endif
+
+namespace ktune::test {
+
+struct Ran {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+// `ktune ARGS`, after `env` (VAR=value ...) and in `dir` when given.
+inline Ran run_ktune(const std::string& args, const std::string& env = "", const std::string& dir = "") {
+  Ran ran;
+  std::string command = env + " " + KTUNE_BINARY + " " + args + " 2>&1";
+  if (!dir.empty()) command = "cd '" + dir + "' && " + command;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return ran;
+  std::array<char, 4096> buf{};
+  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) ran.output.append(buf.data(), n);
+  const int status = pclose(pipe);
+  ran.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return ran;
+}
+
+}  // namespace ktune::test
