@@ -62,6 +62,31 @@ std::string legend_text(double y, const std::string& text) {
                      px(y + 4), escape(text));
 }
 
+// Text labels placed so that none overlaps another: each goes where it is wanted, or as many of
+// its own heights above as it takes for its box (estimated from the characters: sans-serif is
+// about 0.6 em a character) to clear every label placed before it.
+class LabelPlacer {
+ public:
+  double place(double x, double y, const std::string& text, double size, bool anchored_end) {
+    const double width = static_cast<double>(text.size()) * size * 0.6, height = size + 2;
+    for (int tries = 0; tries < 40; ++tries, y -= height) {
+      const Box b{anchored_end ? x - width : x, anchored_end ? x : x + width, y - size, y + 2};
+      if (std::none_of(boxes_.begin(), boxes_.end(), [&](const Box& o) { return b.overlaps(o); })) {
+        boxes_.push_back(b);
+        break;
+      }
+    }
+    return y;
+  }
+
+ private:
+  struct Box {
+    double x0, x1, y0, y1;
+    bool overlaps(const Box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
+  };
+  std::vector<Box> boxes_;
+};
+
 // A point's tooltip: its rate in the family's unit and the % of the roof that unit is judged by.
 std::string point_tip(const Report& report, const ReportProblem& p, const ReportRecord& r) {
   return fmt::format("{} · {} · {} · {:.4f} ms · {} · {:.1f}% of roof", problem_label(report, p),
@@ -110,23 +135,25 @@ std::string roofline_svg(const Report& report) {
   out += fmt::format("<text class=\"roof-label\" transform=\"translate({} {}) rotate({})\" font-size=\"12\" "
                      "fill=\"#d62728\">copy {:.0f} GB/s ({})</text>\n",
                      px(x(x_lo) + 12), px(y(mem_y0 * 1.6) - 6), px(angle), c.copy_gbps, c.source);
-  int row = 0;  // labels of several dtypes stack instead of overlapping
+  LabelPlacer labels;  // the roofs' and ridges' labels of several dtypes never overlap
   for (const auto& [dtype, peak] : peaks) {
     const double ridge = peak / bw_tflops_per_intensity;
-    const int label_row = row++;
+    const std::string roof_label = fmt::format("{} {:.0f} TFLOPS ({})", dtype, peak, c.source);
+    const std::string ridge_label = fmt::format("{} ridge {:.0f}", dtype, ridge);
     out += fmt::format("<line class=\"roof roof-compute\" data-dtype=\"{}\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" "
                        "stroke=\"#d62728\" stroke-width=\"2.5\"><title>{} compute roof {:.0f} TFLOPS ({})</title>"
                        "</line>\n",
                        dtype, px(x(ridge)), px(y(peak)), px(x(x_hi)), px(y(peak)), dtype, peak, c.source);
     out += fmt::format("<text class=\"roof-label\" x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"#d62728\" "
-                       "text-anchor=\"end\">{} {:.0f} TFLOPS ({})</text>\n",
-                       px(kFrame.right() - 4), px(y(peak) - 6 - 14 * label_row), dtype, peak, c.source);
+                       "text-anchor=\"end\">{}</text>\n",
+                       px(kFrame.right() - 4), px(labels.place(kFrame.right() - 4, y(peak) - 6, roof_label, 12, true)),
+                       escape(roof_label));
     out += fmt::format("<line class=\"ridge\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#d62728\" "
                        "stroke-dasharray=\"3 4\"><title>{3} ridge point {4:.1f} FLOP/B</title></line>\n",
                        px(x(ridge)), px(y(peak)), px(kFrame.bottom()), dtype, ridge);
-    out += fmt::format("<text class=\"ridge-label\" x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#d62728\">{} ridge "
-                       "{:.0f}</text>\n",
-                       px(x(ridge) + 4), px(kFrame.bottom() - 6 - 13 * label_row), dtype, ridge);
+    out += fmt::format("<text class=\"ridge-label\" x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#d62728\">{}</text>\n",
+                       px(x(ridge) + 4), px(labels.place(x(ridge) + 4, kFrame.bottom() - 6, ridge_label, 11, false)),
+                       escape(ridge_label));
   }
   out += "</g>\n";
 
@@ -305,6 +332,75 @@ std::string perf_svg(const Report& report, const std::string& unit) {
     ly += 20;
   }
   out += legend + "</g>\n</svg>\n";
+  return out;
+}
+
+std::string ratio_svg(const Report& report) {
+  struct Bar {
+    std::string label, tip;
+    double ratio;
+  };
+  std::vector<Bar> bars;
+  for (const ReportProblem& p : report.problems) {
+    if (!p.winner || !p.reference) continue;
+    const ReportRecord& w = p.records[*p.winner];
+    if (!(w.ratio_vs_reference > 0)) continue;
+    bars.push_back({problem_label(report, p),
+                    fmt::format("{} · {:.3f}x {} · {} against {}", problem_label(report, p), w.ratio_vs_reference,
+                                reference_name(p), record_rate(p, w), record_rate(p, p.records[*p.reference])),
+                    w.ratio_vs_reference});
+  }
+  if (bars.empty()) return {};
+  std::stable_sort(bars.begin(), bars.end(), [](const Bar& a, const Bar& b) { return a.ratio < b.ratio; });
+  // A row a problem, tall enough for its label; the labels get the left third of the width.
+  constexpr double kRow = 22, kTop = 46, kLabelWidth = 330, kRight = 60;
+  const double height = kTop + kRow * static_cast<double>(bars.size()) + 60;
+  double lo = 1, hi = 1;
+  for (const Bar& b : bars) lo = std::min(lo, b.ratio), hi = std::max(hi, b.ratio);
+  const svg::Scale x = svg::Scale::linear(std::min(0.9, std::floor(lo * 10) / 10), std::max(1.1, std::ceil(hi * 10) / 10),
+                                          kLabelWidth, kWidth - kRight);
+  const std::string common = common_reference_name(report);
+  const std::string title = fmt::format("ktune's best against {} (ratio of medians, > 1 faster)",
+                                        common.empty() ? "each problem's baseline" : common);
+  std::string out = fmt::format(
+      "<svg id=\"ratio\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
+      "viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" role=\"img\" aria-label=\"{2}\">\n"
+      "<rect class=\"background\" x=\"0\" y=\"0\" width=\"{0}\" height=\"{1}\" fill=\"#ffffff\"/>\n"
+      "<text class=\"chart-title\" x=\"12\" y=\"26\" font-size=\"16\" font-weight=\"bold\" fill=\"#111\">{2}</text>\n",
+      kWidth, px(height), escape(title));
+  const double bottom = kTop + kRow * static_cast<double>(bars.size());
+  // The x axis: the ratio, its ticks and grid, the line at parity; the y axis: the problems.
+  out += "<g class=\"axis x-axis\" font-size=\"11\" fill=\"#333\">\n";
+  for (double t : x.ticks())
+    out += fmt::format("<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#e5e5e5\"/>"
+                       "<text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}x</text>\n",
+                       px(x(t)), px(kTop - 4), px(bottom), px(bottom + 16), short_number(t));
+  out += fmt::format("<line class=\"axis-line\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\" stroke=\"#333\"/>\n",
+                     px(kLabelWidth), px(kWidth - kRight), px(bottom));
+  out += fmt::format("<line class=\"parity\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#111\" "
+                     "stroke-width=\"1.5\"/>\n</g>\n",
+                     px(x(1)), px(kTop - 8), px(bottom + 4));
+  out += fmt::format("<g class=\"axis y-axis\" font-size=\"12\" fill=\"#222\">\n"
+                     "<line class=\"axis-line\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#333\"/>\n",
+                     px(kLabelWidth), px(kTop), px(bottom));
+  for (size_t i = 0; i < bars.size(); ++i)
+    out += fmt::format("<text class=\"bar-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", px(kLabelWidth - 8),
+                       px(kTop + kRow * static_cast<double>(i) + kRow / 2 + 4), escape(bars[i].label));
+  out += "</g>\n";
+  for (size_t i = 0; i < bars.size(); ++i) {
+    const Bar& b = bars[i];
+    const double y = kTop + kRow * static_cast<double>(i);
+    const double a = x(std::min(1.0, b.ratio)), e = x(std::max(1.0, b.ratio));
+    out += fmt::format("<rect class=\"bar {}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
+                       "data-ratio=\"{:.4f}\"><title>{}</title></rect>\n",
+                       b.ratio >= 1 ? "faster" : "slower", px(a), px(y + 3), px(std::max(1.0, e - a)), px(kRow - 6),
+                       b.ratio >= 1 ? "#2ca02c" : "#d62728", b.ratio, escape(b.tip));
+    out += fmt::format("<text class=\"bar-value\" x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#222\">{:.3f}x</text>\n",
+                       px(e + 4), px(y + kRow / 2 + 4), b.ratio);
+  }
+  out += fmt::format("<text class=\"axis-title\" x=\"{}\" y=\"{}\" font-size=\"13\" text-anchor=\"middle\">"
+                     "baseline median / ktune median</text>\n</svg>\n",
+                     px((kLabelWidth + kWidth - kRight) / 2), px(bottom + 40));
   return out;
 }
 

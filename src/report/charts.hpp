@@ -10,6 +10,8 @@
 //     the memory roof (the copy bandwidth) dashed. One line per provider (ktune's best, cuBLAS,
 //     cuDNN, the copy roof, ...) and per family/dtype/layout when the chart mixes them. With one
 //     problem it is one point per provider.
+//   ratio: id "ratio", the headline: each problem's winner against its baseline (the ratio of
+//     medians, > 1 faster), one horizontal bar a problem, sorted, the problems named, a line at 1.
 // Elements carry classes (roof roof-memory, roof roof-compute, ridge, point candidate/winner/
 // baseline, point provider, series, axis x-axis/y-axis, legend) so tests and stylesheets can find
 // them.
@@ -25,5 +27,7 @@ std::string roofline_svg(const Report& report);
 // The perf chart of the problems rated in `unit` ("TFLOPS", "GB/s"), with the id perf_id(unit).
 std::string perf_svg(const Report& report, const std::string& unit);
 std::string perf_id(const std::string& unit);  // "perf-tflops", "perf-gbps"
+// The ratio chart; empty when no problem has both a winner and a timed baseline.
+std::string ratio_svg(const Report& report);
 
 }  // namespace ktune

@@ -123,7 +123,13 @@ std::string report_to_html(const Report& report) {
     h += "<tr>" + td(row.roof, true) + td(row.value) + td(row.how, true) + "</tr>\n";
   h += "</table></section>\n";
 
-  h += "<section id=\"charts\"><h2>Charts</h2>\n<figure>\n" + roofline_svg(report) +
+  h += "<section id=\"charts\"><h2>Charts</h2>\n";
+  if (const std::string ratio = ratio_svg(report); !ratio.empty())
+    h += "<figure>\n" + ratio +
+         "<figcaption>Each problem's best configuration against its baseline, sorted: the ratio of the baseline's "
+         "median time to ktune's, measured in the same run (right of the line: faster). Hover a bar for the "
+         "rates.</figcaption>\n</figure>\n";
+  h += "<figure>\n" + roofline_svg(report) +
        "<figcaption>Every passed candidate is a point at its problem's arithmetic intensity (FLOPs over the minimum "
        "bytes: each input read once, the output written once) and its median TFLOPS. Hover a point for its "
        "configuration and its rate.</figcaption>\n</figure>\n";

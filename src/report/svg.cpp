@@ -112,10 +112,26 @@ std::string axes(const Frame& f, const Scale& x, const Scale& y, std::string_vie
   return grid + xs + ys;
 }
 
-const std::string& color(size_t i) {
+std::string color(size_t i) {
   static const std::vector<std::string> palette = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd",
                                                    "#8c564b", "#e377c2", "#17becf", "#bcbd22"};
-  return palette[i % palette.size()];
+  if (i < palette.size()) return palette[i];
+  // Past the palette, hues a golden angle apart (no two alike however many problems), at three
+  // lightnesses in turn, saturated enough to print.
+  const double hue = std::fmod(0.618033988749895 * static_cast<double>(i - palette.size()) + 0.07, 1.0) * 360;
+  const double lightness = (i % 3 == 0 ? 38 : i % 3 == 1 ? 50 : 62) / 100.0, saturation = 0.7;
+  const double chroma = (1 - std::fabs(2 * lightness - 1)) * saturation;
+  const double h = hue / 60, x = chroma * (1 - std::fabs(std::fmod(h, 2) - 1));
+  double r = 0, g = 0, b = 0;
+  if (h < 1) r = chroma, g = x;
+  else if (h < 2) r = x, g = chroma;
+  else if (h < 3) g = chroma, b = x;
+  else if (h < 4) g = x, b = chroma;
+  else if (h < 5) r = x, b = chroma;
+  else r = chroma, b = x;
+  const double m = lightness - chroma / 2;
+  auto byte = [&](double v) { return static_cast<int>(std::lround(255 * (v + m))); };
+  return fmt::format("#{:02x}{:02x}{:02x}", byte(r), byte(g), byte(b));
 }
 
 }  // namespace ktune::svg

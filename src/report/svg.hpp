@@ -49,7 +49,8 @@ struct Frame {
 std::string axes(const Frame& frame, const Scale& x, const Scale& y, std::string_view x_title,
                  std::string_view y_title);
 
-// Fixed palette for series and problems: distinguishable, printable.
-const std::string& color(size_t i);
+// The colour of series or problem i: a fixed palette first, then generated hues, never the same
+// colour twice.
+std::string color(size_t i);
 
 }  // namespace ktune::svg

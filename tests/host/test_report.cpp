@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <regex>
+#include <set>
 #include <string>
 
 #include <fmt/format.h>
@@ -16,6 +18,7 @@
 
 #include "families/family.hpp"
 #include "report/charts.hpp"
+#include "report/svg.hpp"
 #include "report/datasheet.hpp"
 #include "report/report.hpp"
 #include "report/writers.hpp"
@@ -212,7 +215,7 @@ TEST(Report, HtmlIsSelfContained) {
     EXPECT_EQ(html.find(banned), std::string::npos) << banned;
   // The only address is the SVG namespace name, which nothing fetches.
   EXPECT_EQ(count(html, "http"), count(html, "xmlns=\"http://www.w3.org/2000/svg\""));
-  EXPECT_EQ(count(html, "<svg "), 2u);
+  EXPECT_EQ(count(html, "<svg "), 3u);  // the ratio chart, the roofline, one perf chart
 }
 
 TEST(Report, RooflineChartMarksEveryPassedCandidate) {
@@ -250,6 +253,53 @@ TEST(Report, SeveralProblemsAndDtypes) {
   EXPECT_EQ(count(perf, "class=\"series\""), 4u);
   EXPECT_EQ(count(perf, "class=\"series-line\""), 2u);  // the fp16 series have two problems each
   EXPECT_EQ(count(perf, "class=\"point provider\""), 6u);
+}
+
+TEST(Report, TheRatioChartHasABarAProblemSortedAndNamed) {
+  // The committed fp16 anchors: 22 problems, each a winner against cuBLAS.
+  RunInfo run;
+  const std::vector<ProblemResult> results =
+      read_results(KTUNE_SOURCE_DIR "/results/h100/bench-anchors-fp16.json", &run);
+  const Report report = build_report(run, results, measured(), "bench-anchors-fp16.json");
+  const std::string svg = ratio_svg(report);
+  ASSERT_FALSE(svg.empty());
+  EXPECT_NE(svg.find("id=\"ratio\""), std::string::npos);
+  EXPECT_NE(svg.find("against cuBLAS"), std::string::npos);
+  size_t bars = 0;
+  double previous = 0;
+  const std::regex bar(R"re(class="bar (faster|slower)"[^>]* data-ratio="([0-9.]+)")re");
+  for (std::sregex_iterator m(svg.begin(), svg.end(), bar), end; m != end; ++m, ++bars) {
+    const double ratio = std::stod((*m)[2]);
+    EXPECT_GE(ratio, previous);  // sorted, slowest first
+    EXPECT_EQ((*m)[1] == "faster", ratio >= 1) << ratio;
+    previous = ratio;
+  }
+  EXPECT_EQ(bars, results.size());
+  EXPECT_EQ(count(svg, "class=\"bar-label\""), results.size());
+  EXPECT_NE(svg.find(">4096x4096x4096 fp16 rr<"), std::string::npos);  // problems are named
+  EXPECT_NE(report_to_html(report).find("id=\"ratio\""), std::string::npos);
+}
+
+TEST(Report, RoofAndRidgeLabelsNeverOverlapEvenForEqualRoofs) {
+  // Three dtypes whose compute roofs (and so ridges) coincide: the worst case for labels.
+  Loaded l = multi_problem();
+  l.results.push_back(synthetic(2048, 2048, 2048, "fp32", {timed("cublas", 0.1), timed("ktune", 0.1, {{"BLOCK_M", 64}})}));
+  Ceilings c = measured();
+  c.tflops = {{"fp16", 700}, {"bf16", 700}, {"fp32", 700}};
+  const std::string svg = roofline_svg(build_report(l.run, l.results, c, "sweep.json"));
+  for (const char* cls : {"roof-label", "ridge-label"}) {
+    std::vector<double> ys;
+    const std::regex label(std::string(R"re(<text class=")re") + cls + R"re(" x="[0-9.]+" y="([0-9.]+)")re");
+    for (std::sregex_iterator m(svg.begin(), svg.end(), label), end; m != end; ++m) ys.push_back(std::stod((*m)[1]));
+    ASSERT_EQ(ys.size(), 3u) << cls;
+    std::sort(ys.begin(), ys.end());
+    for (size_t i = 1; i < ys.size(); ++i) EXPECT_GE(ys[i] - ys[i - 1], 11.0) << cls;  // a line's height apart
+  }
+}
+
+TEST(Report, ColoursNeverRepeat) {
+  std::set<std::string> seen;
+  for (size_t i = 0; i < 200; ++i) EXPECT_TRUE(seen.insert(svg::color(i)).second) << i << " " << svg::color(i);
 }
 
 TEST(Report, OneProblemIsOnePointPerProvider) {
@@ -386,7 +436,7 @@ TEST(Report, GemmReportSaysTflopsAndCublas) {
                       "<th>ktune / cuBLAS</th>"),
             std::string::npos);
   EXPECT_EQ(count(html, "<th>vs cuBLAS</th>"), 3u);
-  EXPECT_EQ(count(html, "<svg "), 2u);  // the roofline and one perf chart
+  EXPECT_EQ(count(html, "<svg "), 3u);  // the ratio chart, the roofline and one perf chart
   EXPECT_NE(html.find("id=\"perf-tflops\""), std::string::npos);
   EXPECT_NE(html.find("TFLOPS by problem size"), std::string::npos);
   EXPECT_EQ(html.find("perf-gbps"), std::string::npos);
@@ -548,7 +598,7 @@ TEST(Report, MixedFamiliesCarryUnitsInCells) {
   const std::string html = report_to_html(report);
   EXPECT_NE(html.find("<td class=\"text\">gemm 4096x4096x4096 fp16 rr</td>"), std::string::npos);
   EXPECT_NE(html.find("<td class=\"text\">cuBLAS</td>"), std::string::npos);
-  EXPECT_EQ(count(html, "<svg "), 3u);
+  EXPECT_EQ(count(html, "<svg "), 4u);  // the ratio chart, the roofline, a TFLOPS and a GB/s chart
   const size_t tflops = html.find("id=\"perf-tflops\""), gbps = html.find("id=\"perf-gbps\"");
   ASSERT_NE(tflops, std::string::npos);
   ASSERT_NE(gbps, std::string::npos);

@@ -82,6 +82,8 @@ const char* kProbe = R"(<script>
       baselines: q('.point.baseline').filter(inside).length,
       providers: q('.point.provider').filter(inside).length,
       series_lines: q('.series-line').filter(e => size(e) > 20).length,
+      bars: q('.bar').filter(e => size(e) > 2).length,
+      bar_labels: q('.bar-label').filter(e => size(e) > 2).length,
     };
     const w = svg.querySelector('.point.winner');
     if (w) {
@@ -227,7 +229,13 @@ TEST_F(ReportInBrowser, DrawsTheCommittedH100Report) {
   EXPECT_EQ(roof.at("baselines"), 1);  // cuBLAS
   EXPECT_TRUE(roof.at("winner_on_top").get<bool>());
 
-  EXPECT_EQ(found.at("charts").size(), 2u);  // no GB/s chart for a GEMM
+  EXPECT_EQ(found.at("charts").size(), 3u);  // the ratio, the roofline, TFLOPS: no GB/s chart for a GEMM
+  const nlohmann::json& ratio = found.at("charts").at("ratio");
+  EXPECT_FALSE(ratio.value("image_error", false));
+  EXPECT_EQ(ratio.at("bars"), 1);  // one problem, one bar, its label drawn
+  EXPECT_EQ(ratio.at("bar_labels"), 1);
+  // 0.898x: the bar is red, drawn left of the line at 1.
+  EXPECT_GT(ratio.at("red").get<int>(), 50);
   const nlohmann::json& perf = found.at("charts").at("perf-tflops");
   expect_drawn(perf, "perf-tflops");
   EXPECT_EQ(perf.at("providers"), 2);  // ktune's best and cuBLAS, one problem: one point each
