@@ -13,7 +13,7 @@ namespace ktune {
 
 class GpuContext;
 
-// How samples are taken (README, "How time is measured"); the same for every candidate and the
+// How samples are taken (docs/measurement.md); the same for every candidate and the
 // baseline of a run.
 struct TimingMethod {
   // "events": cudaEventElapsedTime around each sample. "cupti": the GPU's own start/end stamps of
@@ -25,7 +25,7 @@ struct TimingMethod {
   // Hold the stream with a kernel that waits on a host flag until a whole batch of samples is
   // enqueued (as nvbench does), so host launch overhead never shows inside an event interval.
   // On by default: without it cuBLAS's heavier host path leaked 1-2% into its short samples
-  // (README, "Does it agree with other timers?").
+  // (docs/measurement.md, "Does it agree with other timers?").
   bool hold = true;
   // Idle time before every sample (0: none). A GPU under sustained load runs at its power-capped
   // clocks; one that idled a few milliseconds starts the next kernel at its burst clocks, which is

@@ -2,7 +2,7 @@
 // cap, or early when it is clearly slower than the best candidate so far. Pure logic, so the GPU
 // timing loop calls it between samples and the host tests pin it down.
 //
-// How "converged" is judged (README): the spread of the samples is estimated robustly as
+// How "converged" is judged (docs/measurement.md): the spread of the samples is estimated robustly as
 // IQR / 1.349 (the standard deviation of a normal distribution with the same interquartile range,
 // so a few slow outliers from a context switch or a clock change do not inflate it). The standard
 // error of the median is 1.2533 x spread / sqrt(n); sampling stops once that, relative to the

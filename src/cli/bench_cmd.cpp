@@ -8,7 +8,7 @@
 // in each, one worker run in which the two alternate sample by sample, so clock, power and
 // temperature drift hit both alike. Every round checks the output on poisoned buffers before and
 // after its samples. --plant-delay makes the kernel a given fraction slower on the GPU: the
-// regression gate's self-test (README, "Benchmarks and CI gating"). --configs-from RESULTS.json
+// regression gate's self-test (docs/reports-and-ci.md, "Benchmarks and CI gating"). --configs-from RESULTS.json
 // measures the configurations a results file records instead of the cache's: a committed result
 // re-measured by a new build or timer, without tuning again.
 #include <fmt/format.h>

@@ -363,7 +363,7 @@ class GemmFamily : public KernelFamily {
 
   Tolerance default_tolerance(const std::string& dtype) const override {
     // Outputs are ~N(0,1); the bounds are a few times the output-rounding error of each type, plus
-    // for fp8 the tensor core's unpromoted accumulation (README: "Verification tolerances").
+    // for fp8 the tensor core's unpromoted accumulation (docs/verification.md).
     if (dtype == "fp16") return {5e-3, 5e-3, 1e-3};
     if (dtype == "bf16") return {2e-2, 2e-2, 5e-3};
     if (dtype == "fp8") return {3e-2, 3e-2, 5e-3};

@@ -1,6 +1,6 @@
 // When an output counts as equal to the reference. Inputs are drawn so the exact output is about
 // N(0, 1) whatever the problem size, which is what lets absolute tolerances mean the same thing
-// for every shape (README: "Verification tolerances").
+// for every shape (docs/verification.md).
 #pragma once
 
 #include "core/record.hpp"

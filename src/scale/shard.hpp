@@ -6,7 +6,7 @@
 // A job array's task finds its shard in its environment when --shard is not given:
 // Slurm's SLURM_ARRAY_TASK_ID, counted from SLURM_ARRAY_TASK_MIN, of SLURM_ARRAY_TASK_COUNT
 // tasks; a Kubernetes Indexed Job's JOB_COMPLETION_INDEX of KTUNE_SHARD_COUNT (Kubernetes does
-// not export the completion count: the Job's manifest sets it, as the README's does).
+// not export the completion count: the Job's manifest sets it, as docs/scale.md's does).
 #pragma once
 
 #include <cstddef>

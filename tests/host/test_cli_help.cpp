@@ -20,6 +20,7 @@
 #include "store/cache.hpp"
 #include "store/dispatch_table.hpp"
 #include "util/fs.hpp"
+#include "run_ktune.hpp"
 
 #ifndef KTUNE_BINARY
 #define KTUNE_BINARY "ktune"
@@ -28,21 +29,8 @@
 namespace ktune {
 namespace {
 
-struct Ran {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-};
-
-Ran run_ktune(const std::string& args) {
-  Ran ran;
-  FILE* pipe = popen((std::string(KTUNE_BINARY) + " " + args + " 2>&1").c_str(), "r");
-  if (!pipe) return ran;
-  std::array<char, 4096> buf{};
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) ran.output.append(buf.data(), n);
-  const int status = pclose(pipe);
-  ran.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return ran;
-}
+using test::Ran;
+using test::run_ktune;
 
 class CliHelp : public ::testing::Test {
  protected:

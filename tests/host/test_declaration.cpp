@@ -18,12 +18,10 @@
 #include "families/family.hpp"
 #include "tune/tuner.hpp"
 #include "util/fs.hpp"
+#include "run_ktune.hpp"
 
 #ifndef KTUNE_SOURCE_DIR
 #define KTUNE_SOURCE_DIR "."
-#endif
-#ifndef KTUNE_BINARY
-#define KTUNE_BINARY "ktune"
 #endif
 
 namespace ktune {
@@ -33,21 +31,8 @@ namespace fs = std::filesystem;
 
 const fs::path kExample = fs::path(KTUNE_SOURCE_DIR) / "examples" / "vector_add";
 
-struct Ran {
-  int exit_code = -1;
-  std::string output;
-};
-
-Ran run_ktune(const std::string& args, const std::string& env = "") {
-  Ran ran;
-  FILE* pipe = popen((env + " " + std::string(KTUNE_BINARY) + " " + args + " 2>&1").c_str(), "r");
-  if (!pipe) return ran;
-  std::array<char, 4096> buf{};
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) ran.output.append(buf.data(), n);
-  const int status = pclose(pipe);
-  ran.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return ran;
-}
+using test::Ran;
+using test::run_ktune;
 
 // A copy of the vector_add example in a fresh folder, its declaration edited by `edit`.
 fs::path example_copy(const std::string& folder, const std::function<void(std::string&)>& edit = {}) {

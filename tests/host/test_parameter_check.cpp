@@ -14,10 +14,8 @@
 
 #include "compile/nvrtc_compiler.hpp"
 #include "compile/parameter_check.hpp"
+#include "run_ktune.hpp"
 
-#ifndef KTUNE_BINARY
-#define KTUNE_BINARY "ktune"
-#endif
 
 namespace ktune {
 namespace {
@@ -89,20 +87,7 @@ TEST_F(ParameterCheck, AnOptionalTailMayBeLeftOut) {
 }
 
 TEST(ParameterCheckCli, KernelsDisguisedAsBuiltInFamiliesAreRefusedOffline) {
-  struct Ran {
-    int exit_code = -1;
-    std::string output;
-  };
-  auto run = [](const std::string& args) {
-    Ran ran;
-    const std::string command = fmt::format("{} {} 2>&1", KTUNE_BINARY, args);
-    FILE* pipe = popen(command.c_str(), "r");
-    std::array<char, 4096> buf{};
-    while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) ran.output.append(buf.data(), n);
-    const int status = pclose(pipe);
-    ran.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return ran;
-  };
+  using test::run_ktune;
   const fs::path dir = fs::temp_directory_path() / "ktune-disguised";
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -121,7 +106,7 @@ __global__ void scale_add(const T* x, T* y, float alpha, long long n) {
   "launch": {"grid": ["cdiv(N, BLOCK)", "1", "1"], "block": ["BLOCK", "1", "1"]},
   "dtypes": ["fp16"]
 })json";
-  const Ran add = run("compile add --n 4096 --dtype fp16 --arch sm_80 --no-progress --config " + (dir / "scale_add.json").string() +
+  const test::Ran add = run_ktune("compile add --n 4096 --dtype fp16 --arch sm_80 --no-progress --config " + (dir / "scale_add.json").string() +
                       " --cache-dir " + (dir / "cache").string());
   EXPECT_EQ(add.exit_code, 1) << add.output;
   EXPECT_NE(add.output.find("compile_failed"), std::string::npos) << add.output;
@@ -140,7 +125,7 @@ __global__ void rope(const T* x, const float* cos, const float* sin, T* y, int t
   "launch": {"grid": ["rows", "1", "1"], "block": ["BLOCK", "1", "1"]},
   "dtypes": ["bf16"]
 })json";
-  const Ran softmax = run("compile softmax --rows 64 --cols 128 --dtype bf16 --arch sm_80 --no-progress --config " +
+  const test::Ran softmax = run_ktune("compile softmax --rows 64 --cols 128 --dtype bf16 --arch sm_80 --no-progress --config " +
                           (dir / "rope.json").string() + " --cache-dir " + (dir / "cache").string());
   EXPECT_EQ(softmax.exit_code, 1) << softmax.output;
   EXPECT_NE(softmax.output.find("must take 4 or 6 parameters"), std::string::npos) << softmax.output;
