@@ -50,7 +50,7 @@ def bench_table(bench, torch_rows):
             f"{p['problem']['family']} {shape(p['problem'])}",
             f"{ours:.0f}",
             f"{base['gbps']:.0f}" if base else "-",
-            f"{100 * best['ratio_vs_reference']:.1f}%" if base else "-",
+            f"{100 * best.get('ratio_vs_baseline', best.get('ratio_vs_reference', 0)):.1f}%" if base else "-",
             f"{eager['gbps']:.0f}" if eager else "-",
             f"{comp['gbps']:.0f}" if comp else "-",
             f"{ours / eager['gbps']:.2f}x" if eager else "-",

@@ -129,7 +129,7 @@ def median(rec):
 
 
 def ratio(rec):
-    return rec.get("ratio_vs_reference") if rec else None
+    return rec.get("ratio_vs_baseline", rec.get("ratio_vs_reference")) if rec else None  # the key before 2026-11-27
 
 
 def clocks(rec):

@@ -8,7 +8,7 @@ import sys
 
 fixed = {"family", "source", "config_name", "kernel_name", "disposition", "reason", "registers", "spill_stores",
          "spill_loads", "mean_ms", "min_ms", "max_ms", "stdev_ms", "p20_ms", "p80_ms", "n", "pruned", "tflops", "gbps",
-         "max_abs_err", "max_rel_err", "norm_rel_err", "ratio_vs_reference", "median_ms"}
+         "max_abs_err", "max_rel_err", "norm_rel_err", "ratio_vs_baseline", "ratio_vs_reference", "median_ms"}
 rows = list(csv.DictReader(open(sys.argv[1])))
 keep = [r for r in rows if r["source"] == "ktune" and r["disposition"] == "passed" and r["median_ms"]]
 keep.sort(key=lambda r: float(r["median_ms"]))

@@ -10,7 +10,7 @@
 #include <map>
 #include <set>
 
-#include "bench/stats.hpp"
+#include "measure/stats.hpp"
 #include "families/family.hpp"
 #include "util/error.hpp"
 

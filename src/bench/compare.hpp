@@ -137,7 +137,7 @@ struct Comparison {  // one matched record
   size_t n_base = 0, n_new = 0;          // raw samples
   size_t units_base = 0, units_new = 0;  // what the test saw: rounds or blocks
   double base_median_ms = 0, new_median_ms = 0;
-  // Ratio rows: baseline median / kernel median over all samples, as ratio_vs_reference (> 1:
+  // Ratio rows: baseline median / kernel median over all samples, as ratio_vs_baseline (> 1:
   // faster than cuBLAS). 0 for time rows.
   double base_x = 0, new_x = 0;
   SampleVerdict result;

@@ -21,7 +21,7 @@
 #include <optional>
 #include <thread>
 
-#include "bench/stats.hpp"
+#include "measure/stats.hpp"
 #include "bench/suite.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
@@ -201,7 +201,7 @@ void print_row(const ProblemResult& r) {
       continue;
     }
     fmt::print("  {:<7} {:>9.4f} ms  {:>12}  {:>7} baseline  n={:<4}{}  {}{}\n", rec.source,
-               rec.time->median, rate_text(r.problem, rec.tflops, rec.gbps), ratio_text(rec.ratio_vs_reference), rec.time->n, rec.clocks_text().empty() ? "" : " " + rec.clocks_text(), label,
+               rec.time->median, rate_text(r.problem, rec.tflops, rec.gbps), ratio_text(rec.ratio_vs_baseline), rec.time->n, rec.clocks_text().empty() ? "" : " " + rec.clocks_text(), label,
                rec.reason.empty() ? "" : "  (" + rec.reason + ")");
   }
 }

@@ -37,7 +37,7 @@ void setup_cache(CLI::App& app, int& exit_code) {
       const CacheKey& k = e.key;
       const Problem problem{k.family, k.dims, k.dtype, k.options};
       fmt::print("  {}  {:<40} {:.4f} ms {:>12} {} baseline  [{}]\n", describe(problem),
-                 short_params(e.params), e.median_ms, rate_text(problem, e.tflops, e.gbps), ratio_text(e.ratio_vs_reference),
+                 short_params(e.params), e.median_ms, rate_text(problem, e.tflops, e.gbps), ratio_text(e.ratio_vs_baseline),
                  k.gpu_name);
     }
     exit_code = 0;

@@ -324,7 +324,7 @@ void print_tune_result(const TuneResult& r, int top) {
                rec->is_baseline() ? std::string("ref") : std::to_string(++rank), label, width,
                rec->time ? rec->time->median : 0.0, rate_value(problem, rec->tflops, rec->gbps),
                rec->error ? rec->error->max_abs : 0.0,
-               rec->error ? rec->error->norm_rel : 0.0, ratio_text(rec->ratio_vs_reference),
+               rec->error ? rec->error->norm_rel : 0.0, ratio_text(rec->ratio_vs_baseline),
                rec->pruned ? " (pruned)" : !rec->rounds.empty() && !rec->is_baseline() ? " final" : "");
   if (any_final)
     fmt::print("final: re-measured with {0} in {1} interleaved rounds ({0}'s row is this measurement); the "

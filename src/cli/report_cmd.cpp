@@ -50,7 +50,7 @@ void setup_report(CLI::App& app, int& exit_code) {
     for (const ReportProblem& p : report.problems) {
       fmt::print("{}: intensity {:.1f} FLOP/B, ridge {:.1f} -> {}-bound", describe(p.problem), p.intensity, p.ridge,
                  p.bound);
-      for (const auto& i : {p.winner, p.reference})
+      for (const auto& i : {p.winner, p.baseline})
         if (i)
           fmt::print("; {} {} ({:.1f}% of roof)",
                      p.records[*i].role == Role::baseline ? provider_name(p.records[*i].source) : "ktune best",

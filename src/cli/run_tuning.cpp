@@ -35,7 +35,7 @@ int run_tuning(const std::vector<SweepConfig>& configs, const std::vector<Proble
       fmt::print("\n{}\ncached best (tuned {}): {} {}  {:.4f} ms  {}  {} baseline\n"
                  "  (answered from {}; --retune to tune again)\n",
                  describe(problem), e.created_at, e.winner_config, short_params(e.params), e.median_ms,
-                 rate_text(problem, e.tflops, e.gbps), ratio_text(e.ratio_vs_reference), cache.path().string());
+                 rate_text(problem, e.tflops, e.gbps), ratio_text(e.ratio_vs_baseline), cache.path().string());
       continue;
     }
     print_tune_result(r, measure.top);

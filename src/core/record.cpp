@@ -83,7 +83,7 @@ void derive_metrics(CandidateRecord& rec, const Cost& cost, double baseline_ms) 
   const double seconds = rec.time->median * 1e-3;
   rec.tflops = cost.flops / seconds / 1e12;
   rec.gbps = cost.min_bytes / seconds / 1e9;
-  if (baseline_ms > 0) rec.ratio_vs_reference = baseline_ms / rec.time->median;
+  if (baseline_ms > 0) rec.ratio_vs_baseline = baseline_ms / rec.time->median;
 }
 
 }  // namespace ktune

@@ -12,7 +12,7 @@
 
 #include "core/device.hpp"
 #include "core/problem.hpp"
-#include "cuda/gpu_telemetry.hpp"
+#include "core/gpu_telemetry.hpp"
 
 namespace ktune {
 
@@ -128,7 +128,7 @@ struct CandidateRecord {
   std::optional<ErrorStats> error;
   double tflops = 0;
   double gbps = 0;
-  double ratio_vs_reference = 0;  // baseline median / this median (>1 means faster than the baseline)
+  double ratio_vs_baseline = 0;  // baseline median / this median (>1 means faster than the baseline)
 };
 
 // How a provider is written for people: "cublas" -> "cuBLAS", "cudnn" -> "cuDNN"; others as given.

@@ -15,7 +15,7 @@
 #include <string_view>
 
 #include "cuda/cudnn.hpp"
-#include "families/attention_shape.hpp"
+#include "core/attention_shape.hpp"
 
 namespace ktune::cuda {
 

@@ -1,6 +1,6 @@
 // Kernel durations from CUPTI's activity API: the GPU's own start/end timestamps for each kernel
 // and memset, the numbers ncu and nsys report, as a cross-check on event timing (which also counts
-// launch gaps). bench/kernel_samples.hpp turns the records into per-sample times.
+// launch gaps). measure/kernel_samples.hpp turns the records into per-sample times.
 //
 // This file is the loading and the RAII session, so it lives in cuda/ with the driver loading; the
 // arithmetic on the records is measurement logic and lives in bench/, testable without CUPTI.
@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "bench/kernel_samples.hpp"
+#include "measure/kernel_samples.hpp"
 
 namespace ktune::cuda {
 

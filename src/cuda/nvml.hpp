@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "cuda/detail/nvml_abi.hpp"
-#include "cuda/gpu_telemetry.hpp"
+#include "core/gpu_telemetry.hpp"
 
 namespace ktune::cuda {
 

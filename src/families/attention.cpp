@@ -1,5 +1,5 @@
 // attention: O = softmax(scale · Q·Kᵀ, masked) · V and the row logsumexp, per (batch, head), in
-// the layouts, grouping and masking of families/attention_shape.hpp; scale = 1 / sqrt(head_dim),
+// the layouts, grouping and masking of core/attention_shape.hpp; scale = 1 / sqrt(head_dim),
 // as the frameworks' scaled-dot-product attention defaults to. Q, K, V ~ N(0, 1).
 //
 // The reference is fp32 (families/attention_reference.hpp: QKᵀ of the inputs as stored with fp32
@@ -29,10 +29,10 @@
 #include "cuda/cudnn_sdpa.hpp"
 #include "cuda/driver.hpp"
 #include "families/attention_reference.hpp"
-#include "families/attention_shape.hpp"
+#include "core/attention_shape.hpp"
 #include "families/elementwise.hpp"
 #include "families/family.hpp"
-#include "tune/gpu_context.hpp"
+#include "gpu/gpu_context.hpp"
 #include "util/error.hpp"
 
 namespace ktune {

@@ -6,7 +6,7 @@
 
 #include "cuda/check.hpp"
 #include "families/elementwise.hpp"
-#include "tune/gpu_context.hpp"
+#include "gpu/gpu_context.hpp"
 #include "util/error.hpp"
 
 namespace ktune {

@@ -17,7 +17,7 @@
 #include <cuda.h>
 
 #include "cuda/resources.hpp"
-#include "families/attention_shape.hpp"
+#include "core/attention_shape.hpp"
 
 namespace ktune {
 

@@ -17,8 +17,8 @@
 #include "families/dropout_rng.hpp"
 #include "families/elementwise.hpp"
 #include "families/family.hpp"
-#include "tune/copy_roof.hpp"
-#include "tune/gpu_context.hpp"
+#include "gpu/copy_roof.hpp"
+#include "gpu/gpu_context.hpp"
 #include "util/error.hpp"
 
 namespace ktune {

@@ -15,8 +15,8 @@
 #include "cuda/check.hpp"
 #include "cuda/driver.hpp"
 #include "space/enumerate.hpp"
-#include "tune/copy_roof.hpp"
-#include "tune/gpu_context.hpp"
+#include "gpu/copy_roof.hpp"
+#include "gpu/gpu_context.hpp"
 #include "util/error.hpp"
 
 namespace ktune {

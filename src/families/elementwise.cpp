@@ -2,17 +2,16 @@
 
 #include <fmt/format.h>
 
+#include "core/element.hpp"
 #include "util/error.hpp"
 
 namespace ktune::elementwise {
 
-int64_t element_bytes(const std::string& dtype) { return dtype == "fp32" ? 4 : 2; }
+// The memory-bound families take fp32, fp16 and bf16 (dtypes() below); the sizes and C++ names are
+// the element table's (core/element.hpp).
+int64_t element_bytes(const std::string& dtype) { return find_element(dtype)->bytes; }
 
-const char* element_name(const std::string& dtype) {
-  if (dtype == "fp16") return "__half";
-  if (dtype == "bf16") return "__nv_bfloat16";
-  return "float";
-}
+const char* element_name(const std::string& dtype) { return find_element(dtype)->cpp.data(); }
 
 std::vector<std::string> dtypes() { return {"fp32", "fp16", "bf16"}; }
 

@@ -14,10 +14,11 @@
 #include <vector>
 
 #include "compile/parameter_check.hpp"
+#include "core/baseline.hpp"
 #include "families/tolerance.hpp"
 #include "space/sweep_config.hpp"
 #include "store/results.hpp"
-#include "tune/guarded_buffers.hpp"
+#include "gpu/guarded_buffers.hpp"
 #include "core/record.hpp"
 
 namespace ktune {
@@ -36,22 +37,10 @@ struct ArchFacts {
 ArchFacts arch_facts(const DeviceInfo&);
 ArchFacts arch_facts_offline(const std::string& arch);  // "sm_80", "sm_90a"; throws ConfigError
 
-// A call a family's candidates are timed against: a library op users would call, or the copy roof
-// (tune/copy_roof.hpp).
-struct BaselineInfo {
-  std::string provider;       // "cublas", "cudnn", "copy": a record's source
-  std::string name;           // what exactly it calls: "cublasGemmEx (fp16, fp32 accumulate)"
-  bool checks_output = true;  // false: it computes nothing of the problem (the copy roof)
-  // Non-empty: the library has no call for this problem, and why (cuBLASLt's fp8 matmuls refuse
-  // leading dimensions that are not 16-byte multiples). The problem is still tuned and verified
-  // against the reference; its records carry no ratio, and the baseline record says why.
-  std::string unavailable = {};
-};
-
 // GPU state for one problem, alive in the worker: inputs, poisoned output, fp32 reference. Every
 // device buffer is allocated through buffers(), by role, and sealed once the workload has written
 // its inputs and reference: the worker poisons outputs through it before every checked run and
-// asks it what a candidate touched outside its outputs (tune/guarded_buffers.hpp).
+// asks it what a candidate touched outside its outputs (gpu/guarded_buffers.hpp).
 class Workload {
  public:
   explicit Workload(GpuContext& gpu) : buffers_(gpu) {}

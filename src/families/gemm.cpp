@@ -22,29 +22,25 @@
 #include <memory>
 #include <type_traits>
 
+#include "core/element.hpp"
 #include "cuda/check.hpp"
 #include "cuda/driver.hpp"
 #include "families/family.hpp"
-#include "tune/gpu_context.hpp"
+#include "gpu/gpu_context.hpp"
 #include "util/error.hpp"
 
 namespace ktune {
 namespace {
 
-// Bytes of an A or B element.
-int64_t element_bytes(const std::string& dtype) { return dtype == "fp32" ? 4 : dtype == "fp8" ? 1 : 2; }
+// Bytes and C++ name of an A or B element (core/element.hpp's table; fp8 is e4m3).
+int64_t element_bytes(const std::string& dtype) { return find_element(dtype)->bytes; }
 
 // The type C is stored in: fp8 problems write bf16, the others their own type.
 std::string out_dtype(const std::string& dtype) { return dtype == "fp8" ? "bf16" : dtype; }
 
 int64_t out_bytes(const std::string& dtype) { return element_bytes(out_dtype(dtype)); }
 
-const char* element_name(const std::string& dtype) {
-  if (dtype == "fp16") return "__half";
-  if (dtype == "bf16") return "__nv_bfloat16";
-  if (dtype == "fp8") return "__nv_fp8_e4m3";
-  return "float";
-}
+const char* element_name(const std::string& dtype) { return find_element(dtype)->cpp.data(); }
 
 cudaDataType_t cuda_type(const std::string& dtype) {
   if (dtype == "fp16") return CUDA_R_16F;

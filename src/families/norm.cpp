@@ -19,8 +19,8 @@
 #include "cuda/cudnn.hpp"
 #include "families/elementwise.hpp"
 #include "families/family.hpp"
-#include "tune/copy_roof.hpp"
-#include "tune/gpu_context.hpp"
+#include "gpu/copy_roof.hpp"
+#include "gpu/gpu_context.hpp"
 #include "util/error.hpp"
 
 namespace ktune {

@@ -342,13 +342,13 @@ std::string ratio_svg(const Report& report) {
   };
   std::vector<Bar> bars;
   for (const ReportProblem& p : report.problems) {
-    if (!p.winner || !p.reference) continue;
+    if (!p.winner || !p.baseline) continue;
     const ReportRecord& w = p.records[*p.winner];
-    if (!(w.ratio_vs_reference > 0)) continue;
+    if (!(w.ratio_vs_baseline > 0)) continue;
     bars.push_back({problem_label(report, p),
-                    fmt::format("{} · {:.3f}x {} · {} against {}", problem_label(report, p), w.ratio_vs_reference,
-                                reference_name(p), record_rate(p, w), record_rate(p, p.records[*p.reference])),
-                    w.ratio_vs_reference});
+                    fmt::format("{} · {:.3f}x {} · {} against {}", problem_label(report, p), w.ratio_vs_baseline,
+                                baseline_name(p), record_rate(p, w), record_rate(p, p.records[*p.baseline])),
+                    w.ratio_vs_baseline});
   }
   if (bars.empty()) return {};
   std::stable_sort(bars.begin(), bars.end(), [](const Bar& a, const Bar& b) { return a.ratio < b.ratio; });
@@ -359,7 +359,7 @@ std::string ratio_svg(const Report& report) {
   for (const Bar& b : bars) lo = std::min(lo, b.ratio), hi = std::max(hi, b.ratio);
   const svg::Scale x = svg::Scale::linear(std::min(0.9, std::floor(lo * 10) / 10), std::max(1.1, std::ceil(hi * 10) / 10),
                                           kLabelWidth, kWidth - kRight);
-  const std::string common = common_reference_name(report);
+  const std::string common = common_baseline_name(report);
   const std::string title = fmt::format("ktune's best against {} (ratio of medians, > 1 faster)",
                                         common.empty() ? "each problem's baseline" : common);
   std::string out = fmt::format(

@@ -31,21 +31,21 @@ Report build_report(const RunInfo& run, const std::vector<ProblemResult>& result
       }
       ReportRecord r{rec.role,        rec.source,      rec.config_name, rec.params,       rec.kernel_name,
                      rec.disposition, rec.pruned,      rec.time->median, rec.time->n,
-                     rec.ratio_vs_reference, roofline(result.cost, rec.time->median, p.roofs),
+                     rec.ratio_vs_baseline, roofline(result.cost, rec.time->median, p.roofs),
                      rec.telemetry_after ? rec.telemetry_after : rec.telemetry_before,
                      rec.throttled(),         rec.clocks_text()};
       if (!rec.is_baseline() && rec.disposition == Disposition::passed) ++p.passed_candidates;
       p.records.push_back(std::move(r));
     }
-    // The reference is the problem's first baseline (the one candidates were compared with, so
-    // every ratio_vs_reference is against it), not the fastest: a memory-bound family's copy roof
+    // The baseline is the problem's first baseline (the one candidates were compared with, so
+    // every ratio_vs_baseline is against it), not the fastest: a memory-bound family's copy roof
     // is timed beside its library op. First in the file, timed or not: when it failed, the
-    // problem has no reference rather than another baseline standing in for it.
+    // problem has no baseline rather than another one standing in for it.
     std::string reference_kernel;
     for (const CandidateRecord& rec : result.records)
       if (rec.is_baseline()) {
         reference_kernel = rec.kernel_name;
-        p.reference_source = rec.source;
+        p.baseline_source = rec.source;
         break;
       }
     std::stable_sort(p.records.begin(), p.records.end(),
@@ -54,7 +54,7 @@ Report build_report(const RunInfo& run, const std::vector<ProblemResult>& result
       const ReportRecord& r = p.records[i];
       if (r.disposition != Disposition::passed) continue;
       if (r.role == Role::baseline) {
-        if (!p.reference && r.kernel_name == reference_kernel) p.reference = i;
+        if (!p.baseline && r.kernel_name == reference_kernel) p.baseline = i;
       } else if (!p.winner) {
         p.winner = i;
       }
@@ -77,7 +77,7 @@ std::string record_config(const ReportRecord& r) {
 std::string record_note(const ReportProblem& p, size_t i) {
   std::vector<std::string> parts;
   if (p.winner == i) parts.push_back("winner");
-  if (p.reference == i) parts.push_back("reference");
+  if (p.baseline == i) parts.push_back("baseline");
   if (p.records[i].pruned) parts.push_back("pruned");
   if (p.records[i].disposition != Disposition::passed) parts.push_back(to_string(p.records[i].disposition));
   std::string note;
@@ -107,8 +107,8 @@ double pct_of_roof(const ReportProblem& p, const RooflinePoint& f) {
   return rate_value(p.problem, f.pct_attainable, f.pct_memory_roof);
 }
 
-std::string reference_name(const ReportProblem& p) {
-  return p.reference_source.empty() ? "reference" : provider_name(p.reference_source);
+std::string baseline_name(const ReportProblem& p) {
+  return p.baseline_source.empty() ? "baseline" : provider_name(p.baseline_source);
 }
 
 namespace {
@@ -130,9 +130,9 @@ std::string common_rate_unit(const Report& report) {
   return common(report, [](const ReportProblem& p) { return rate_unit(p.problem); });
 }
 
-std::string common_reference_name(const Report& report) {
+std::string common_baseline_name(const Report& report) {
   return common(report, [](const ReportProblem& p) {
-    return p.reference_source.empty() ? std::string() : provider_name(p.reference_source);
+    return p.baseline_source.empty() ? std::string() : provider_name(p.baseline_source);
   });
 }
 

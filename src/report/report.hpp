@@ -1,6 +1,6 @@
 // What every report format shows, computed once from a results file and the device's ceilings:
 // per problem its roofs and roofline figures, every timed record with its own figures (fastest
-// first), the winner (the fastest passed candidate) and the reference (the problem's first
+// first), the winner (the fastest passed candidate) and the baseline (the problem's first
 // baseline: cuBLAS for gemm, cuDNN or the copy roof for memory-bound families). Rates are shown in
 // each problem's family unit (families/family.hpp: rate_text), so one report may mix TFLOPS and
 // GB/s. The writers (report/writers.hpp) only lay this out.
@@ -28,7 +28,7 @@ struct ReportRecord {
   bool pruned = false;
   double median_ms = 0;
   size_t samples = 0;
-  double ratio_vs_reference = 0;  // the results file's: reference median / this median
+  double ratio_vs_baseline = 0;  // the results file's: baseline median / this median
   RooflinePoint roof;
   // NVML's reading after the samples (clocks, power); a record measured while the GPU held its
   // clocks down is flagged, since its time is slower than the kernel.
@@ -45,9 +45,9 @@ struct ReportProblem {
   std::string bound;                // "compute" | "memory"
   std::vector<ReportRecord> records;  // every record with a time, fastest first
   std::optional<size_t> winner;       // index into records
-  std::optional<size_t> reference;    // index into records, when the reference has a passed time
-  std::string reference_source;       // its provider ("cublas", "cudnn", "copy"): what every
-                                      // ratio_vs_reference is against; empty without a baseline
+  std::optional<size_t> baseline;     // index into records, when the baseline has a passed time
+  std::string baseline_source;       // its provider ("cublas", "cudnn", "copy"): what every
+                                      // ratio_vs_baseline is against; empty without a baseline
   std::map<std::string, int> untimed;  // disposition -> records without a time (never run, or failed first)
   int passed_candidates = 0;           // passed records that are not baselines
 };
@@ -66,7 +66,7 @@ Report build_report(const RunInfo& run, const std::vector<ProblemResult>& result
 // Shared wording of the writers.
 std::string params_text(const Bindings& params);       // "BLOCK_K=32 BLOCK_M=128 ..."
 std::string record_config(const ReportRecord& r);      // the parameters, or the kernel name of a library call
-std::string record_note(const ReportProblem& p, size_t i);  // "winner", "reference", "pruned", "incorrect", ...
+std::string record_note(const ReportProblem& p, size_t i);  // "winner", "baseline", "pruned", "incorrect", ...
 std::string ceilings_note(const Ceilings& ceilings);   // measured where and when, or a datasheet warning
 
 // Family-neutral wording. A rate is a record's headline figure in its problem's unit ("698.7
@@ -76,12 +76,12 @@ std::string record_rate(const ReportProblem& p, const ReportRecord& r);
 std::string rate_number(const ReportProblem& p, const ReportRecord& r);  // the rate without its unit: "3012"
 double pct_of_roof(const ReportProblem& p, const RooflinePoint& f);
 // The provider the problem's ratios are against, as shown: "cuBLAS", "cuDNN", "copy roof"; or
-// "reference" when the problem has no baseline.
-std::string reference_name(const ReportProblem& p);
-// What every problem of the report shares, for column headers: the rate unit, the reference's
-// provider name; empty when problems differ (or none has a reference).
+// "baseline" when the problem has none.
+std::string baseline_name(const ReportProblem& p);
+// What every problem of the report shares, for column headers: the rate unit, the baseline's
+// provider name; empty when problems differ (or none has a baseline).
 std::string common_rate_unit(const Report& report);
-std::string common_reference_name(const Report& report);
+std::string common_baseline_name(const Report& report);
 // The units the report's problems are rated in, first appearance first: one perf chart each.
 std::vector<std::string> rate_units(const Report& report);
 // A problem as tables and legends name it: its shape ("4096x4096x4096 fp16 rr") when the report

@@ -1,10 +1,10 @@
 // The report as CSV: one row per timed record; see writers.hpp. Columns: family, the problem's
 // dims (in its family's order), dtype, the family's options (gemm: layout), source, role
-// (winner, reference or empty), config_name, params (NAME=VALUE ...), kernel_name, disposition, pruned, samples,
+// (winner, baseline or empty), config_name, params (NAME=VALUE ...), kernel_name, disposition, pruned, samples,
 // median_ms, flops, min_bytes, intensity, ridge, bound, achieved_tflops, achieved_gbps, rate and
 // rate_unit (the family's headline figure: achieved_tflops for gemm, achieved_gbps for memory-bound
 // families), compute_roof_tflops, memory_roof_gbps, attainable_tflops, pct_compute_roof,
-// pct_memory_roof, pct_attainable, ratio_vs_reference, reference_source (the provider that ratio is
+// pct_memory_roof, pct_attainable, ratio_vs_baseline, baseline_source (the provider that ratio is
 // against: cublas, cudnn, copy), sm_clock_mhz and power_w (NVML after the samples; empty without
 // it), throttled, ceilings (measured or datasheet). Quoted as RFC 4180 asks.
 #include <fmt/format.h>
@@ -55,7 +55,7 @@ std::string report_to_csv(const Report& report) {
                         "pruned", "samples", "median_ms", "flops", "min_bytes", "intensity", "ridge", "bound",
                         "achieved_tflops", "achieved_gbps", "rate", "rate_unit", "compute_roof_tflops",
                         "memory_roof_gbps", "attainable_tflops", "pct_compute_roof", "pct_memory_roof",
-                        "pct_attainable", "ratio_vs_reference", "reference_source", "sm_clock_mhz", "power_w",
+                        "pct_attainable", "ratio_vs_baseline", "baseline_source", "sm_clock_mhz", "power_w",
                         "throttled", "ceilings"})
     header.push_back(c);
 
@@ -74,7 +74,7 @@ std::string report_to_csv(const Report& report) {
         auto it = p.problem.dims.find(d);
         cells.push_back(it == p.problem.dims.end() ? "" : std::to_string(it->second));
       }
-      const char* role = p.winner == i ? "winner" : p.reference == i ? "reference" : "";
+      const char* role = p.winner == i ? "winner" : p.baseline == i ? "baseline" : "";
       cells.push_back(p.problem.dtype);
       for (const std::string& o : options) cells.push_back(p.problem.option(o));
       for (std::string cell :
@@ -85,7 +85,7 @@ std::string report_to_csv(const Report& report) {
             number(rate_value(p.problem, f.achieved_tflops, f.achieved_gbps)), rate_unit(p.problem),
             number(p.roofs.compute_tflops), number(p.roofs.memory_gbps), number(f.attainable_tflops),
             number(f.pct_compute_roof), number(f.pct_memory_roof), number(f.pct_attainable),
-            number(r.ratio_vs_reference), p.reference_source, sm_clock(r), power(r),
+            number(r.ratio_vs_baseline), p.baseline_source, sm_clock(r), power(r),
             std::string(r.throttled ? "true" : "false"), report.ceilings.source})
         cells.push_back(std::move(cell));
       line(cells);

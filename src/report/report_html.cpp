@@ -30,7 +30,7 @@ th, td { border: 1px solid #d0d0d0; padding: 3px 8px; text-align: right; }
 th { background: #f3f3f3; }
 td.text, th.text { text-align: left; }
 tr.winner td { background: #eef6ee; font-weight: 600; }
-tr.reference td { background: #f1f1f1; }
+tr.baseline td { background: #f1f1f1; }
 .note { font-size: 13px; }
 .datasheet { background: #fff3cd; border: 1px solid #d9a400; padding: 8px 12px; }
 figure { margin: 16px 0; }
@@ -43,12 +43,12 @@ std::string td(const std::string& text, bool is_text = false) {
   return fmt::format("<td{}>{}</td>", is_text ? " class=\"text\"" : "", escape(text));
 }
 
-// One row per problem. Headers name the rate unit and the reference's provider when every problem
+// One row per problem. Headers name the rate unit and the baseline's provider when every problem
 // shares them (a GEMM report: "ktune best TFLOPS", "cuBLAS TFLOPS", "ktune / cuBLAS"). Otherwise a
 // "baseline" column names each problem's provider (a memory-bound bench: cuDNN for softmax, the
 // copy roof for add) and, when units differ too, rate cells carry their unit ("3012 GB/s").
 std::string summary_table(const Report& report) {
-  const std::string unit = common_rate_unit(report), ref = common_reference_name(report);
+  const std::string unit = common_rate_unit(report), ref = common_baseline_name(report);
   const std::string ref_header = ref.empty() ? "baseline" : ref, unit_suffix = " " + (unit.empty() ? "rate" : unit);
   std::string t = fmt::format(
       "<table class=\"summary\"><tr><th class=\"text\">problem</th><th>intensity (FLOP/B)</th><th>ridge</th>"
@@ -62,12 +62,12 @@ std::string summary_table(const Report& report) {
       return td(unit.empty() ? record_rate(p, r) : rate_number(p, r)) + td(pct(pct_of_roof(p, r.roof)));
     };
     std::string ratio = "—";
-    if (p.winner && p.reference)
-      ratio = fmt::format("{:.3f}x", p.records[*p.reference].median_ms / p.records[*p.winner].median_ms);
+    if (p.winner && p.baseline)
+      ratio = fmt::format("{:.3f}x", p.records[*p.baseline].median_ms / p.records[*p.winner].median_ms);
     t += "<tr>" + td(problem_label(report, p), true) + td(fmt::format("{:.1f}", p.intensity)) +
          td(fmt::format("{:.1f}", p.ridge)) + td(p.bound, true) + figures(p.winner) +
-         (ref.empty() ? td(p.reference_source.empty() ? "—" : reference_name(p), true) : "") +
-         figures(p.reference) + td(ratio) + "</tr>\n";
+         (ref.empty() ? td(p.baseline_source.empty() ? "—" : baseline_name(p), true) : "") +
+         figures(p.baseline) + td(ratio) + "</tr>\n";
   }
   return t + "</table>\n";
 }
@@ -84,19 +84,19 @@ std::string problem_section(const ReportProblem& p, const Ceilings& c) {
                    "<th class=\"text\">config</th><th>median ms</th><th>TFLOPS</th><th>GB/s</th>"
                    "<th>% compute roof</th><th>% memory roof</th><th>vs {}</th><th class=\"text\">GPU</th>"
                    "<th class=\"text\">note</th></tr>\n",
-                   escape(reference_name(p)));
+                   escape(baseline_name(p)));
   size_t shown = 0;
   for (size_t i = 0; i < p.records.size(); ++i) {
     const ReportRecord& r = p.records[i];
-    const bool is_reference = p.reference == i, is_winner = p.winner == i;
-    if (!is_reference && shown >= kTopCandidates) continue;
-    if (!is_reference) ++shown;
-    s += fmt::format("<tr{}>", is_winner ? " class=\"winner\"" : is_reference ? " class=\"reference\"" : "");
-    s += td(is_reference ? "ref" : std::to_string(shown)) + td(provider_name(r.source), true) +
+    const bool is_baseline = p.baseline == i, is_winner = p.winner == i;
+    if (!is_baseline && shown >= kTopCandidates) continue;
+    if (!is_baseline) ++shown;
+    s += fmt::format("<tr{}>", is_winner ? " class=\"winner\"" : is_baseline ? " class=\"baseline\"" : "");
+    s += td(is_baseline ? "ref" : std::to_string(shown)) + td(provider_name(r.source), true) +
          td(record_config(r), true) + td(fmt::format("{:.4f}", r.median_ms)) +
          td(fmt::format("{:.1f}", r.roof.achieved_tflops)) + td(fmt::format("{:.0f}", r.roof.achieved_gbps)) +
          td(pct(r.roof.pct_compute_roof)) + td(pct(r.roof.pct_memory_roof)) +
-         td(ratio_text(r.ratio_vs_reference)) + td(r.clocks.empty() ? "—" : r.clocks, true) +
+         td(ratio_text(r.ratio_vs_baseline)) + td(r.clocks.empty() ? "—" : r.clocks, true) +
          td(record_note(p, i), true) + "</tr>\n";
   }
   return s + "</table></section>\n";

@@ -1,6 +1,6 @@
 // The report as JSON; see writers.hpp. Numbers that can be non-finite go through double_to_json.
-// Each problem says its rate_unit ("TFLOPS" or "GB/s") and reference_source (the provider every
-// ratio_vs_reference is against); each record its rate in that unit.
+// Each problem says its rate_unit ("TFLOPS" or "GB/s") and baseline_source (the provider every
+// ratio_vs_baseline is against); each record its rate in that unit.
 #include "report/writers.hpp"
 #include "store/record_json.hpp"
 #include "store/telemetry_json.hpp"
@@ -43,7 +43,7 @@ json report_to_json(const Report& report) {
                          {"median_ms", double_to_json(r.median_ms)},
                          {"samples", r.samples},
                          {"rate", double_to_json(rate_value(p.problem, r.roof.achieved_tflops, r.roof.achieved_gbps))},
-                         {"ratio_vs_reference", double_to_json(r.ratio_vs_reference)},
+                         {"ratio_vs_baseline", double_to_json(r.ratio_vs_baseline)},
                          {"roofline", roofline_json(r.roof)},
                          {"telemetry", r.telemetry ? json(*r.telemetry) : json(nullptr)},
                          {"throttled", r.throttled}});
@@ -57,8 +57,8 @@ json report_to_json(const Report& report) {
                         {"ridge", double_to_json(p.ridge)},
                         {"bound", p.bound},
                         {"winner", index_json(p.winner)},
-                        {"reference", index_json(p.reference)},
-                        {"reference_source", p.reference_source},
+                        {"baseline", index_json(p.baseline)},
+                        {"baseline_source", p.baseline_source},
                         {"rate_unit", rate_unit(p.problem)},
                         {"passed_candidates", p.passed_candidates},
                         {"untimed", p.untimed},

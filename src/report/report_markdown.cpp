@@ -35,9 +35,9 @@ std::string report_to_markdown(const Report& report) {
                     ceilings_note(c));
   for (const CeilingRow& row : ceiling_rows(c))
     md += fmt::format("| {} | {} | {} |\n", row.roof, row.value, cell(row.how));
-  // Headers name the rate unit and the reference's provider when every problem shares them;
+  // Headers name the rate unit and the baseline's provider when every problem shares them;
   // otherwise a baseline column names the provider and cells carry their unit (as report_html.cpp).
-  const std::string unit = common_rate_unit(report), ref = common_reference_name(report);
+  const std::string unit = common_rate_unit(report), ref = common_baseline_name(report);
   const std::string ref_header = ref.empty() ? "baseline" : ref, unit_suffix = " " + (unit.empty() ? "rate" : unit);
   md += fmt::format("\n## Problems\n\n| problem | intensity (FLOP/B) | ridge | bound | ktune best{1} | % of roof | "
                     "{2}{0}{1} | % of roof | ktune / {0} |\n|---|---|---|---|---|---|---|---|---|{3}\n",
@@ -49,12 +49,12 @@ std::string report_to_markdown(const Report& report) {
       return fmt::format("{} | {}", unit.empty() ? record_rate(p, r) : rate_number(p, r), pct(pct_of_roof(p, r.roof)));
     };
     std::string ratio = "—";
-    if (p.winner && p.reference)
-      ratio = fmt::format("{:.3f}x", p.records[*p.reference].median_ms / p.records[*p.winner].median_ms);
+    if (p.winner && p.baseline)
+      ratio = fmt::format("{:.3f}x", p.records[*p.baseline].median_ms / p.records[*p.winner].median_ms);
     const std::string provider =
-        ref.empty() ? (p.reference_source.empty() ? "— | " : cell(reference_name(p)) + " | ") : "";
+        ref.empty() ? (p.baseline_source.empty() ? "— | " : cell(baseline_name(p)) + " | ") : "";
     md += fmt::format("| {} | {:.1f} | {:.1f} | {} | {} | {}{} | {} |\n", cell(problem_label(report, p)), p.intensity,
-                      p.ridge, p.bound, figures(p.winner), provider, figures(p.reference), ratio);
+                      p.ridge, p.bound, figures(p.winner), provider, figures(p.baseline), ratio);
   }
 
   for (const ReportProblem& p : report.problems) {
@@ -68,17 +68,17 @@ std::string report_to_markdown(const Report& report) {
     md += fmt::format("Candidates: {}.\n\n", counts);
     md += fmt::format("| # | source | config | median ms | TFLOPS | GB/s | % compute roof | % memory roof | vs {} "
                       "| GPU | note |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
-                      cell(reference_name(p)));
+                      cell(baseline_name(p)));
     size_t shown = 0;
     for (size_t i = 0; i < p.records.size(); ++i) {
       const ReportRecord& r = p.records[i];
-      const bool is_reference = p.reference == i;
-      if (!is_reference && shown >= kTopCandidates) continue;
-      if (!is_reference) ++shown;
+      const bool is_baseline = p.baseline == i;
+      if (!is_baseline && shown >= kTopCandidates) continue;
+      if (!is_baseline) ++shown;
       md += fmt::format("| {} | {} | {} | {:.4f} | {:.1f} | {:.0f} | {} | {} | {} | {} | {} |\n",
-                        is_reference ? "ref" : std::to_string(shown), provider_name(r.source), cell(record_config(r)),
+                        is_baseline ? "ref" : std::to_string(shown), provider_name(r.source), cell(record_config(r)),
                         r.median_ms, r.roof.achieved_tflops, r.roof.achieved_gbps, pct(r.roof.pct_compute_roof),
-                        pct(r.roof.pct_memory_roof), ratio_text(r.ratio_vs_reference), r.clocks.empty() ? "—" : cell(r.clocks),
+                        pct(r.roof.pct_memory_roof), ratio_text(r.ratio_vs_baseline), r.clocks.empty() ? "—" : cell(r.clocks),
                         record_note(p, i));
     }
   }

@@ -164,7 +164,7 @@ void to_json(json& j, const CacheEntry& e) {
            {"median_ms", double_to_json(e.median_ms)},
            {"tflops", double_to_json(e.tflops)},
            {"gbps", double_to_json(e.gbps)},
-           {"ratio_vs_reference", double_to_json(e.ratio_vs_reference)},
+           {"ratio_vs_baseline", double_to_json(e.ratio_vs_baseline)},
            {"created_at", e.created_at},
            {"winner_config", e.winner_config},
            {"ktune_version", e.ktune_version},
@@ -179,7 +179,8 @@ void from_json(const json& j, CacheEntry& e) {
   e.median_ms = double_from_json(j.at("median_ms"));
   e.tflops = double_from_json(j.value("tflops", json(0.0)));
   e.gbps = double_from_json(j.value("gbps", json(0.0)));
-  e.ratio_vs_reference = double_from_json(j.value("ratio_vs_reference", json(0.0)));
+  // "ratio_vs_reference": the key's name before 0.1's cache files called the baseline a baseline.
+  e.ratio_vs_baseline = double_from_json(j.value("ratio_vs_baseline", j.value("ratio_vs_reference", json(0.0))));
   e.created_at = j.value("created_at", "");
   e.winner_config = j.value("winner_config", e.key.config_name);
   e.ktune_version = j.value("ktune_version", "");

@@ -59,7 +59,7 @@ struct CacheEntry {
   Bindings params;
   std::string kernel_name;
   Launch launch;
-  double median_ms = 0, tflops = 0, gbps = 0, ratio_vs_reference = 0;
+  double median_ms = 0, tflops = 0, gbps = 0, ratio_vs_baseline = 0;
   std::string created_at;  // ISO-8601 UTC
   std::string ktune_version;
   // How the winner was searched for: "exhaustive", or the plan of a predicted search ("40 of 289

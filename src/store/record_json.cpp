@@ -263,7 +263,7 @@ void to_json(json& j, const CandidateRecord& r) {
     j["pruned"] = r.pruned;
     j["tflops"] = double_to_json(r.tflops);
     j["gbps"] = double_to_json(r.gbps);
-    j["ratio_vs_reference"] = double_to_json(r.ratio_vs_reference);
+    j["ratio_vs_baseline"] = double_to_json(r.ratio_vs_baseline);
   }
 }
 
@@ -300,7 +300,9 @@ void from_json(const json& j, CandidateRecord& r) {
   if (auto it = j.find("error"); it != j.end() && !it->is_null()) r.error = it->get<ErrorStats>();
   read_double(j, "tflops", r.tflops);
   read_double(j, "gbps", r.gbps);
-  read_double(j, "ratio_vs_reference", r.ratio_vs_reference);
+  read_double(j, "ratio_vs_baseline", r.ratio_vs_baseline);
+  // Results files written before the key was renamed (every committed one before 2026-11-27).
+  if (!j.contains("ratio_vs_baseline")) read_double(j, "ratio_vs_reference", r.ratio_vs_baseline);
 }
 
 }  // namespace ktune

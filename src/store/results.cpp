@@ -88,7 +88,7 @@ std::vector<Column> record_columns() {
       {"max_abs_err", checked(&ErrorStats::max_abs)},
       {"max_rel_err", checked(&ErrorStats::max_rel)},
       {"norm_rel_err", checked(&ErrorStats::norm_rel)},
-      {"ratio_vs_reference", if_timed(&CandidateRecord::ratio_vs_reference)},
+      {"ratio_vs_baseline", if_timed(&CandidateRecord::ratio_vs_baseline)},
   };
 }
 

@@ -15,7 +15,7 @@
 // source, config_name, one column per parameter (the union of names over all records, sorted; a
 // name that clashes with another column gets a "param_" prefix), kernel_name, disposition, reason,
 // registers, spill_stores, spill_loads, median_ms, mean_ms, min_ms, max_ms, stdev_ms, p20_ms,
-// p80_ms, n, pruned, tflops, gbps, max_abs_err, max_rel_err, norm_rel_err, ratio_vs_reference.
+// p80_ms, n, pruned, tflops, gbps, max_abs_err, max_rel_err, norm_rel_err, ratio_vs_baseline.
 // A value a record does not have (no timing, no compile info, no error check) is an empty cell.
 // Ruled-out candidates have no rows (the .json counts them).
 // Fields are quoted as RFC 4180 asks (kernel names hold commas).

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cuda/gpu_telemetry.hpp"
+#include "core/gpu_telemetry.hpp"
 
 namespace ktune::cuda {
 

@@ -9,12 +9,12 @@
 #include <memory>
 #include <string>
 
-#include "bench/measure.hpp"
-#include "bench/stats.hpp"
+#include "gpu/timing_loop.hpp"
+#include "measure/stats.hpp"
 #include "cuda/check.hpp"
 #include "cuda/resources.hpp"
 #include "families/family.hpp"
-#include "tune/gpu_context.hpp"
+#include "gpu/gpu_context.hpp"
 
 namespace ktune {
 namespace {

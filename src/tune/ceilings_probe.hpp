@@ -1,6 +1,6 @@
 // Worker side of `ktune ceilings` (protocol op "ceilings" {rule, warmup_ms} -> {ok, ceilings}):
 // measures the roofs a roofline needs on this device with the same timing code as every candidate
-// (bench/measure.hpp: warmup by time, L2 flush before each sample, events, stopping rule).
+// (gpu/timing_loop.hpp: warmup by time, L2 flush before each sample, events, stopping rule).
 //   memory:  a 1 GiB device-to-device cudaMemcpyAsync (less when free memory is short);
 //            bandwidth counts the bytes read and the bytes written.
 //   compute: cuBLAS on 8192x8192x8192 GEMMs, the same call ktune is compared against (the gemm
@@ -10,7 +10,7 @@
 // Each roof is work / median time, the statistic candidates are ranked by.
 #pragma once
 
-#include "bench/stopping_rule.hpp"
+#include "measure/stopping_rule.hpp"
 #include "store/ceilings.hpp"
 
 namespace ktune {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "bench/stats.hpp"
+#include "measure/stats.hpp"
 #include "util/error.hpp"
 
 namespace ktune {

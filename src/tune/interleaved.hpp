@@ -1,6 +1,6 @@
 // The baseline and one or more compiled kernels measured in rounds. In round r each kernel takes
 // one turn (in a rotating order): a full worker run in which the kernel and the baseline alternate
-// sample by sample (bench/measure.hpp, measure_paired), so both see the same clocks, temperature
+// sample by sample (gpu/timing_loop.hpp, measure_paired), so both see the same clocks, temperature
 // and power. Each record says how many samples each round took (CandidateRecord::rounds), so a
 // gate can pair round r of a kernel with round r of the baseline it was timed against. Every turn
 // checks outputs on poisoned buffers before and after its samples, and inputs for writes.

@@ -1,6 +1,6 @@
 // The conversation between ktune and its worker process: one JSON object per line, a request on
 // the worker's stdin, its reply on stdout. Requests (field "op"):
-//   hello    {timer, l2_flush, hold,       -> {ok, device, telemetry_note}  (bench/measure.hpp)
+//   hello    {timer, l2_flush, hold,       -> {ok, device, telemetry_note}  (gpu/timing_loop.hpp)
 //             cooldown_ms}
 //   problem  {problem, seed, tolerance}     -> {ok} | {ok:false, error}   inputs + reference
 //   baseline {rule, warmup_ms}              -> {ok, record}               the library call, timed
@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/stopping_rule.hpp"
+#include "measure/stopping_rule.hpp"
 #include "families/tolerance.hpp"
 
 namespace ktune {

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <optional>
 
-#include "bench/measure.hpp"
-#include "bench/stopping_rule.hpp"
+#include "gpu/timing_loop.hpp"
+#include "measure/stopping_rule.hpp"
 #include "families/tolerance.hpp"
 #include "store/ceilings.hpp"
 #include "core/record.hpp"

@@ -289,7 +289,7 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
     entry.median_ms = win.time->median;
     entry.tflops = win.tflops;
     entry.gbps = win.gbps;
-    entry.ratio_vs_reference = win.ratio_vs_reference;
+    entry.ratio_vs_baseline = win.ratio_vs_baseline;
     entry.created_at = utc_iso_now();
     entry.ktune_version = KTUNE_VERSION;
     const bool everything = options_.search.exhaustive && !options_.search.shard &&

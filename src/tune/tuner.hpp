@@ -4,7 +4,7 @@
 
 #include <optional>
 
-#include "bench/stopping_rule.hpp"
+#include "measure/stopping_rule.hpp"
 #include "compile/compiler.hpp"
 #include "compile/kernel_source.hpp"
 #include "families/family.hpp"

@@ -13,13 +13,13 @@
 #include <optional>
 #include <string>
 
-#include "bench/measure.hpp"
-#include "bench/stats.hpp"
+#include "gpu/timing_loop.hpp"
+#include "measure/stats.hpp"
 #include "cuda/check.hpp"
 #include "families/family.hpp"
 #include "store/record_json.hpp"
 #include "tune/ceilings_probe.hpp"
-#include "tune/gpu_context.hpp"
+#include "gpu/gpu_context.hpp"
 #include "tune/protocol.hpp"
 #include "util/fs.hpp"
 
@@ -142,7 +142,7 @@ class Worker {
       rule.min_samples = rule.max_samples;
       rec.samples_ms = measure(*gpu_, launch, rule, request.at("warmup_ms"), 0).samples_ms;
     } else if (request.value("paired_baseline", false)) {
-      // Kernel and baseline alternate sample by sample (bench/measure.hpp, measure_paired).
+      // Kernel and baseline alternate sample by sample (gpu/timing_loop.hpp, measure_paired).
       baseline = checked_baseline(0);
       const StoppingRule rule = request.at("rule").get<StoppingRule>();
       PairedMeasurement pm =

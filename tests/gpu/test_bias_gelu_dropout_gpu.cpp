@@ -25,7 +25,7 @@
 #include "families/family.hpp"
 #include "family_test_support.hpp"
 #include "gpu_test_support.hpp"
-#include "tune/gpu_context.hpp"
+#include "gpu/gpu_context.hpp"
 #include "util/fs.hpp"
 
 namespace ktune {

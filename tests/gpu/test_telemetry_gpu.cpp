@@ -1,5 +1,5 @@
 // NVML and CUPTI on a real GPU. The sampler finds the GPU CUDA uses by its PCI bus id and reads
-// plausible numbers; the CUPTI timer, around a loop shaped like bench/measure.cpp's (flush memset,
+// plausible numbers; the CUPTI timer, around a loop shaped like gpu/timing_loop.cpp's (flush memset,
 // start event, work, end event), gives one sample per iteration, each holding the work's kernel
 // and never longer than its events say. Both skip, with the reason, where the library is missing.
 #include <cublas_v2.h>
@@ -9,15 +9,15 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "bench/kernel_samples.hpp"
+#include "measure/kernel_samples.hpp"
 #include "cuda/check.hpp"
 #include "cuda/cupti_timer.hpp"
 #include "cuda/nvml.hpp"
 #include "cuda/resources.hpp"
 #include "gpu_test_support.hpp"
-#include "bench/measure.hpp"
+#include "gpu/timing_loop.hpp"
 #include "store/telemetry_json.hpp"
-#include "tune/gpu_context.hpp"
+#include "gpu/gpu_context.hpp"
 
 namespace ktune {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "cli/common.hpp"
 #include "families/attention_reference.hpp"
-#include "families/attention_shape.hpp"
+#include "core/attention_shape.hpp"
 #include "families/family.hpp"
 #include "util/error.hpp"
 

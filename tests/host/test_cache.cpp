@@ -47,7 +47,7 @@ CacheEntry entry_for(int m, double median_ms = 1.25) {
   e.launch.shared_bytes = 229376;
   e.median_ms = median_ms;
   e.tflops = 654.5;
-  e.ratio_vs_reference = 0.97;
+  e.ratio_vs_baseline = 0.97;
   e.created_at = "2026-11-21T10:15:00Z";
   e.ktune_version = "0.1.0";
   return e;
@@ -129,7 +129,7 @@ TEST_F(CacheTest, RoundTrip) {
   EXPECT_EQ(found->launch.shared_bytes, 229376);
   EXPECT_DOUBLE_EQ(found->median_ms, 1.25);
   EXPECT_DOUBLE_EQ(found->tflops, 654.5);
-  EXPECT_DOUBLE_EQ(found->ratio_vs_reference, 0.97);
+  EXPECT_DOUBLE_EQ(found->ratio_vs_baseline, 0.97);
   EXPECT_EQ(found->created_at, want.created_at);
   EXPECT_EQ(found->ktune_version, "0.1.0");
 

@@ -104,7 +104,7 @@ TEST(GemmFamily, CostCountsOneByteInputsAndATwoByteOutput) {
   EXPECT_DOUBLE_EQ(family.cost(gemm(m, n, k, "fp32", "rr")).min_bytes, 4.0 * (m * k + k * n + m * n));
 
   // Device memory: inputs, C, the fp32 reference, split-K's workspace (the sizes the context
-  // gives configs), two guard bands around each of the 7 buffers (tune/guarded_buffers.hpp), and
+  // gives configs), two guard bands around each of the 7 buffers (gpu/guarded_buffers.hpp), and
   // for fp8 the fp32 copies of A and B that exist while the reference is computed.
   const Bindings b = family.context(gemm(m, n, k, "fp16", "rr"), ArchFacts{90, 232448, 132});
   const int64_t workspace = b.at("splitk_partial_bytes") + 4 * b.at("splitk_counters");

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "bench/kernel_samples.hpp"
+#include "measure/kernel_samples.hpp"
 #include "cuda/cupti_timer.hpp"
-#include "cuda/gpu_telemetry.hpp"
+#include "core/gpu_telemetry.hpp"
 #include "cuda/nvml.hpp"
 #include "store/telemetry_json.hpp"
 #include "loading_test_support.hpp"

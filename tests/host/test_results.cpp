@@ -52,7 +52,7 @@ std::vector<ProblemResult> results() {
   ref.time = TimeStats{3, 0.2, 0.21, 0.19, 0.24, 0.02, 0.195, 0.22};
   ref.samples_ms = {0.19, 0.2, 0.24};
   ref.tflops = 687.2;
-  ref.ratio_vs_reference = 1;
+  ref.ratio_vs_baseline = 1;
 
   CandidateRecord good;
   good.source = "ktune";
@@ -72,7 +72,7 @@ std::vector<ProblemResult> results() {
   good.samples_ms = {0.24, 0.25, 0.25, 0.3};
   good.error = ErrorStats{0.0625, std::numeric_limits<double>::infinity(), 1e-4, 0, 3};
   good.tflops = 549.7;
-  good.ratio_vs_reference = 0.8;
+  good.ratio_vs_baseline = 0.8;
 
   CandidateRecord failed;
   failed.source = "ktune";
@@ -174,7 +174,7 @@ TEST_F(ResultsTest, JsonRoundTrip) {
   ASSERT_TRUE(good.error.has_value());
   EXPECT_TRUE(std::isinf(good.error->max_rel));  // survives JSON as "inf"
   EXPECT_EQ(good.error->mismatches, 3);
-  EXPECT_DOUBLE_EQ(good.ratio_vs_reference, 0.8);
+  EXPECT_DOUBLE_EQ(good.ratio_vs_baseline, 0.8);
 
   const CandidateRecord& failed = back[0].records[2];
   EXPECT_EQ(failed.disposition, Disposition::compile_failed);
@@ -249,7 +249,7 @@ TEST_F(ResultsTest, CsvHeaderAndQuoting) {
             "family,M,N,K,dtype,layout,source,config_name,BLOCK_M,BLOCK_N,param_M,STAGES,"
             "kernel_name,disposition,reason,registers,spill_stores,spill_loads,median_ms,mean_ms,"
             "min_ms,max_ms,stdev_ms,p20_ms,p80_ms,n,pruned,tflops,gbps,max_abs_err,max_rel_err,"
-            "norm_rel_err,ratio_vs_reference");
+            "norm_rel_err,ratio_vs_baseline");
   EXPECT_NE(csv.find(",\"ktune_gemm_mma<__half, 1, 128, 256>\","), std::string::npos) << csv;
   EXPECT_NE(csv.find("\"error: \"\"too much\"\" shared memory\nline 2\""), std::string::npos);
   EXPECT_EQ(csv.find("0.24,0.25"), std::string::npos) << "raw samples do not belong in the CSV";
@@ -279,7 +279,7 @@ TEST_F(ResultsTest, CsvEmptyCellsForUntimedRecord) {
   EXPECT_EQ(failed.at("reason"), "error: \"too much\" shared memory\nline 2");
   for (const char* col : {"registers", "spill_stores", "median_ms", "mean_ms", "min_ms", "max_ms",
                           "stdev_ms", "p20_ms", "p80_ms", "n", "tflops", "gbps", "max_abs_err",
-                          "ratio_vs_reference", "BLOCK_N"})
+                          "ratio_vs_baseline", "BLOCK_N"})
     EXPECT_EQ(failed.at(col), "") << col;
   EXPECT_EQ(failed.at("STAGES"), "6");
 
@@ -288,7 +288,7 @@ TEST_F(ResultsTest, CsvEmptyCellsForUntimedRecord) {
   EXPECT_EQ(ref.at("registers"), "");
   EXPECT_EQ(ref.at("max_abs_err"), "");
   EXPECT_EQ(ref.at("median_ms"), "0.2");
-  EXPECT_EQ(ref.at("ratio_vs_reference"), "1");
+  EXPECT_EQ(ref.at("ratio_vs_baseline"), "1");
 }
 
 TEST_F(ResultsTest, ReadRejectsBadFilesNamingThem) {
@@ -444,6 +444,23 @@ TEST(Results, RecordedWinnerIsTheFastestFinalistThenTheFastestPassed) {
 
   r.records = {baseline, record("gemm_mma", 32, Disposition::incorrect, 0, false)};
   EXPECT_FALSE(recorded_winner(r).has_value());
+}
+
+}  // namespace
+}  // namespace ktune
+
+namespace ktune {
+namespace {
+
+// Results files written before "ratio_vs_reference" became "ratio_vs_baseline" (every committed
+// one before 2026-11-27) still read with their ratios.
+TEST(ResultsFiles, TheOldRatioKeyStillReads) {
+  const std::vector<ProblemResult> old = read_results(KTUNE_SOURCE_DIR "/results/h100/bench-anchors-fp16.json", nullptr);
+  ASSERT_FALSE(old.empty());
+  int with_ratio = 0;
+  for (const ProblemResult& p : old)
+    for (const CandidateRecord& r : p.records) with_ratio += r.ratio_vs_baseline > 0;
+  EXPECT_GE(with_ratio, static_cast<int>(old.size()));  // each problem's winner and baseline at least
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "bench/stats.hpp"
+#include "measure/stats.hpp"
 #include "util/error.hpp"
 
 namespace ktune {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/stopping_rule.hpp"
+#include "measure/stopping_rule.hpp"
 #include "util/error.hpp"
 
 namespace ktune {

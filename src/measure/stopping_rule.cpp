@@ -1,5 +1,5 @@
 // The stopping rule for the timing loop; see stopping_rule.hpp for what it decides and why.
-#include "bench/stopping_rule.hpp"
+#include "measure/stopping_rule.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <numeric>
 #include <string>
 
-#include "bench/stats.hpp"
+#include "measure/stats.hpp"
 #include "util/error.hpp"
 
 namespace ktune {

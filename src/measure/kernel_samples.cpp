@@ -1,4 +1,4 @@
-#include "bench/kernel_samples.hpp"
+#include "measure/kernel_samples.hpp"
 
 #include <algorithm>
 #include <tuple>

@@ -3,7 +3,7 @@
 // cudaEventElapsedTime includes. It is what ncu's gpu__time_duration reports per kernel, summed
 // over a sample's kernels, so ktune's numbers can be set beside a profiler's.
 //
-// The timing loop (bench/measure.cpp) enqueues per sample: L2-flush memset, start event, work
+// The timing loop (gpu/timing_loop.cpp) enqueues per sample: L2-flush memset, start event, work
 // (one kernel, or several: cuBLAS may add a split-K reduction), end event. Events leave no
 // activity records, so the flush memsets are what mark where one sample ends and the next begins.
 #pragma once

@@ -1,4 +1,4 @@
-#include "bench/measure.hpp"
+#include "gpu/timing_loop.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -7,11 +7,11 @@
 
 #include <fmt/format.h>
 
-#include "bench/kernel_samples.hpp"
+#include "measure/kernel_samples.hpp"
 #include "cuda/check.hpp"
 #include "util/error.hpp"
 #include "cuda/resources.hpp"
-#include "tune/gpu_context.hpp"
+#include "gpu/gpu_context.hpp"
 
 namespace ktune {
 namespace {

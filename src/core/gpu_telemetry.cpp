@@ -1,4 +1,4 @@
-#include "cuda/gpu_telemetry.hpp"
+#include "core/gpu_telemetry.hpp"
 
 #include <fmt/format.h>
 

@@ -1,9 +1,9 @@
-#include "tune/guarded_buffers.hpp"
+#include "gpu/guarded_buffers.hpp"
 
 #include <fmt/format.h>
 
 #include "cuda/check.hpp"
-#include "tune/gpu_context.hpp"
+#include "gpu/gpu_context.hpp"
 #include "util/error.hpp"
 
 namespace ktune {

@@ -1,5 +1,5 @@
 // Summary statistics over timing samples; see stats.hpp.
-#include "bench/stats.hpp"
+#include "measure/stats.hpp"
 
 #include <algorithm>
 #include <cmath>

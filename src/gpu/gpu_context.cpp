@@ -1,4 +1,4 @@
-#include "tune/gpu_context.hpp"
+#include "gpu/gpu_context.hpp"
 
 #include <fmt/format.h>
 
@@ -15,12 +15,11 @@
 namespace ktune {
 namespace {
 
-const char* element_type(const std::string& dtype) {
-  if (dtype == "fp16") return "__half";
-  if (dtype == "bf16") return "__nv_bfloat16";
-  if (dtype == "fp8") return "__nv_fp8_e4m3";
-  if (dtype == "fp32") return "float";
-  throw Error("unknown dtype " + dtype);
+// The C++ type of a problem dtype, as the helper kernels are instantiated with it.
+std::string_view element_type(const std::string& dtype) {
+  const ElementType* e = find_element(dtype);
+  if (!e) throw Error("unknown dtype " + dtype);
+  return e->cpp;
 }
 
 // Scratch layout for ktune_compare: 2 doubles, 2 unsigned, 2 unsigned long long.

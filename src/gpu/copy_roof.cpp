@@ -1,4 +1,4 @@
-#include "tune/copy_roof.hpp"
+#include "gpu/copy_roof.hpp"
 
 #include <fmt/format.h>
 

@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "cuda/resources.hpp"
-#include "families/family.hpp"
+#include "core/baseline.hpp"
 
 namespace ktune {
 

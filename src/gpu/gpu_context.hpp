@@ -12,10 +12,10 @@
 #include <memory>
 #include <string>
 
-#include "bench/kernel_samples.hpp"
-#include "bench/measure.hpp"
+#include "measure/kernel_samples.hpp"
+#include "measure/timing_method.hpp"
 #include "cuda/cupti_timer.hpp"
-#include "cuda/gpu_telemetry.hpp"
+#include "core/gpu_telemetry.hpp"
 #include "cuda/nvml.hpp"
 #include "cuda/resources.hpp"
 #include "compile/compiler.hpp"
