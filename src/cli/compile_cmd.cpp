@@ -18,6 +18,7 @@
 #include "families/family.hpp"
 #include "space/spread.hpp"
 #include "tune/compile_candidates.hpp"
+#include "util/progress.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -129,17 +130,24 @@ int compile_configs(const CompileFlags& flags, const std::vector<SweepConfig>& c
   const ArchFacts arch = arch_facts_offline(flags.arch);
   const Part part = parse_part(flags.part);
   NvrtcCompiler compiler(cache_dir(flags.common));
-  Tally total;
-  std::vector<std::string> barren;  // configs of which nothing compiled
-  size_t job = 0;  // position in the (config, problem) list, for --part
+
+  // The (config, problem) list first, so that one progress line can count it.
+  struct Job {
+    const SweepConfig* config;
+    const KernelFamily* family;
+    size_t source;  // into sources
+    Problem problem;
+  };
+  std::vector<KernelSource> sources;
+  std::vector<Job> jobs;
+  std::map<std::string, bool> has_problems;  // config name -> any problem (of the whole list)
+  size_t position = 0;                       // in the whole (config, problem) list, for --part
   for (const SweepConfig& config : configs) {
     if (config.min_arch > arch.arch) {
       fmt::print("{}: needs sm_{} or newer, not compiled for {}\n", config.name, config.min_arch, flags.arch);
       continue;
     }
     const KernelFamily& family = find_family(config.family);
-    int config_compiled = 0;
-    const KernelSource source = resolve_kernel_source(config, flags.common.kernel);
     std::vector<Problem> problems;
     if (problem) {
       problems.push_back(*problem);
@@ -152,29 +160,46 @@ int compile_configs(const CompileFlags& flags, const std::vector<SweepConfig>& c
       for (const auto& [p, why] : made.skipped) fmt::print("{} / {}: skipped ({})\n", config.name, describe(p), why);
       problems = std::move(made.problems);
     }
-    CoveredValues covered;  // --quick: the values this config has compiled so far
-    for (const Problem& p : problems) {
-      if (job++ % part.count != part.index - 1) continue;
-      fmt::print("{} / {} for {}\n", config.name, describe(p), flags.arch);
-      CompileOptions copts;
-      copts.arch = flags.arch;
-      copts.jobs = flags.common.jobs;
-      copts.allow_spills = flags.allow_spills;
-      copts.show_progress = !flags.common.no_progress;
-      choose_picks(flags, covered, copts);
-      family.check_own_kernels(p, flags.arch, compiler);
-      Tally t = report(compile_candidates(compiler, config, source, family, p, arch, copts), flags.verbose);
-      fmt::print("  {} compiled, {} invalid, {} failed to compile{}\n", t.compiled, t.invalid, t.failed,
-                 t.unsampled ? fmt::format(", {} valid left out of the sample", t.unsampled) : "");
-      total.compiled += t.compiled;
-      total.invalid += t.invalid;
-      total.failed += t.failed;
-      total.unsampled += t.unsampled;
-      for (const auto& [reason, n] : t.reasons) total.reasons[reason] += n;
-      config_compiled += t.compiled;
-    }
-    if (config_compiled == 0 && !problems.empty() && part.count == 1 && !problem) barren.push_back(config.name);
+    has_problems[config.name] = !problems.empty();
+    sources.push_back(resolve_kernel_source(config, flags.common.kernel));
+    for (Problem& p : problems)
+      if (position++ % part.count == part.index - 1) jobs.push_back({&config, &family, sources.size() - 1, std::move(p)});
   }
+
+  // One line for the whole run when it has several problems (a bar on a terminal, a line every
+  // 20 s in a log), instead of one per problem.
+  Progress overall("compile", jobs.size(), !flags.common.no_progress && jobs.size() > 1);
+  Tally total;
+  std::map<std::string, int> compiled_by_config;
+  std::map<std::string, CoveredValues> covered;  // --quick: the values each config has compiled so far
+  for (const Job& job : jobs) {
+    const SweepConfig& config = *job.config;
+    fmt::print("{} / {} for {}\n", config.name, describe(job.problem), flags.arch);
+    CompileOptions copts;
+    copts.arch = flags.arch;
+    copts.jobs = flags.common.jobs;
+    copts.allow_spills = flags.allow_spills;
+    copts.show_progress = !flags.common.no_progress && jobs.size() == 1;
+    choose_picks(flags, covered[config.name], copts);
+    job.family->check_own_kernels(job.problem, flags.arch, compiler);
+    Tally t = report(compile_candidates(compiler, config, sources[job.source], *job.family, job.problem, arch, copts),
+                     flags.verbose);
+    fmt::print("  {} compiled, {} invalid, {} failed to compile{}\n", t.compiled, t.invalid, t.failed,
+               t.unsampled ? fmt::format(", {} valid left out of the sample", t.unsampled) : "");
+    std::fflush(stdout);
+    total.compiled += t.compiled;
+    total.invalid += t.invalid;
+    total.failed += t.failed;
+    total.unsampled += t.unsampled;
+    for (const auto& [reason, n] : t.reasons) total.reasons[reason] += n;
+    compiled_by_config[config.name] += t.compiled;
+    overall.step(config.name);
+  }
+  overall.finish();
+  std::vector<std::string> barren;  // configs of which nothing compiled, over all their problems
+  if (part.count == 1 && !problem)
+    for (const auto& [name, any] : has_problems)
+      if (any && compiled_by_config[name] == 0) barren.push_back(name);
   fmt::print("total: {} compiled, {} invalid, {} failed to compile{} (NVRTC {})\n", total.compiled, total.invalid,
              total.failed,
              total.unsampled ? fmt::format(", {} valid left out of the sample", total.unsampled) : "",
