@@ -105,10 +105,11 @@ std::string roofline_svg(const Report& report) {
   double i_min = INFINITY, i_max = 0, t_min = INFINITY;
   for (const ReportProblem& p : report.problems) {
     peaks[p.problem.dtype] = p.roofs.compute_tflops;
-    i_min = std::min({i_min, p.intensity, p.ridge});
+    i_min = std::min(i_min, p.intensity > 0 ? std::min(p.intensity, p.ridge) : p.ridge);
     i_max = std::max({i_max, p.intensity, p.ridge});
     for (const ReportRecord& r : p.records)
-      if (r.disposition == Disposition::passed) t_min = std::min(t_min, r.roof.achieved_tflops);
+      if (r.disposition == Disposition::passed && r.roof.achieved_tflops > 0)
+        t_min = std::min(t_min, r.roof.achieved_tflops);
   }
   double peak_max = 0, ridge_max = 0;
   for (const auto& [dtype, peak] : peaks) {
@@ -164,7 +165,9 @@ std::string roofline_svg(const Report& report) {
     const std::string& colour = svg::color(pi);
     for (size_t i = 0; i < p.records.size(); ++i) {
       const ReportRecord& r = p.records[i];
-      if (r.disposition != Disposition::passed) continue;
+      // A problem of no arithmetic (a copy, a histogram) has no place on log axes of FLOP/B and
+      // TFLOPS: its rate shows in the GB/s chart and the tables.
+      if (r.disposition != Disposition::passed || !(r.roof.intensity > 0) || !(r.roof.achieved_tflops > 0)) continue;
       const double cx = x(r.roof.intensity), cy = y(r.roof.achieved_tflops);
       const std::string tip = point_tip(report, p, r);
       if (p.winner == i)
@@ -258,6 +261,32 @@ std::string perf_svg(const Report& report, const std::string& unit) {
   struct Point {
     double size, rate;
     std::string tip;
+    Bindings dims;
+  };
+  // A line joins a series' points only where its problems are one shape at several sizes: one
+  // dimension varies (softmax over more rows), or all scale together (squares): a line between
+  // unrelated shapes would draw a trend that is not there.
+  auto one_shape = [](const std::vector<Point>& points) {
+    std::set<std::string> varying;
+    for (const Point& pt : points) {
+      if (pt.dims.size() != points.front().dims.size()) return false;
+      for (const auto& [name, value] : points.front().dims) {
+        auto it = pt.dims.find(name);
+        if (it == pt.dims.end()) return false;
+        if (it->second != value) varying.insert(name);
+      }
+    }
+    if (varying.size() <= 1) return true;
+    for (const Point& pt : points) {
+      double ratio = 0;
+      for (const auto& [name, value] : points.front().dims) {
+        if (value <= 0) return false;
+        const double r = static_cast<double>(pt.dims.at(name)) / static_cast<double>(value);
+        if (ratio == 0) ratio = r;
+        if (std::fabs(r - ratio) > 1e-9 * ratio) return false;
+      }
+    }
+    return true;
   };
   std::map<std::string, std::vector<Point>> series;  // label -> points
   // The roofs drawn: each dtype's compute roof (TFLOPS), or the one memory roof (GB/s), which
@@ -278,9 +307,10 @@ std::string perf_svg(const Report& report, const std::string& unit) {
     for (size_t i = 0; i < p.records.size(); ++i) {
       const ReportRecord& r = p.records[i];
       if (r.disposition != Disposition::passed || !seen.insert(r.source).second) continue;
+      if (!(size > 0)) continue;  // no work in this unit (a family this ktune does not know, read as compute-bound)
       const std::string label = (r.role == Role::candidate ? "ktune (best)" : provider_name(r.source)) + suffix;
       const double rate = rate_value(p.problem, r.roof.achieved_tflops, r.roof.achieved_gbps);
-      series[label].push_back({size, rate, point_tip(report, p, r)});
+      series[label].push_back({size, rate, point_tip(report, p, r), p.problem.dims});
       s_min = std::min(s_min, size);
       s_max = std::max(s_max, size);
       r_max = std::max(r_max, rate);
@@ -318,7 +348,7 @@ std::string perf_svg(const Report& report, const std::string& unit) {
     for (const Point& pt : points)
       path += fmt::format("{}{},{}", path.empty() ? "" : " ", px(x(pt.size)), px(y(pt.rate)));
     out += fmt::format("<g class=\"series\" data-label=\"{}\">\n", escape(label));
-    if (points.size() > 1)
+    if (points.size() > 1 && one_shape(points))
       out += fmt::format("<polyline class=\"series-line\" points=\"{}\" fill=\"none\" stroke=\"{}\" "
                          "stroke-width=\"2\"/>\n",
                          path, colour);

@@ -85,6 +85,23 @@ std::string record_note(const ReportProblem& p, size_t i) {
   return note;
 }
 
+std::string above_roof_note(const Report& report) {
+  double most = 0;
+  std::string where;
+  for (const ReportProblem& p : report.problems)
+    for (const ReportRecord& r : p.records)
+      if (r.disposition == Disposition::passed && pct_of_roof(p, r.roof) > most)
+        most = pct_of_roof(p, r.roof), where = problem_label(report, p);
+  if (most <= 100) return {};
+  return fmt::format(
+      "Rates above 100% of their roof (up to {:.1f}%, {}): a roof here is a measurement, not a bound. The memory "
+      "roof is what the copy engine reaches copying (bytes read + written), and a kernel that mostly reads or "
+      "writes, or the same copy at another size, can move bytes faster; the compute roof is cuBLAS's best at "
+      "the ceilings' shapes. Both were measured {} ({}), under that day's clocks and power.",
+      most, where, report.ceilings.measured_at.empty() ? "at another time" : "at " + report.ceilings.measured_at,
+      report.ceilings.source);
+}
+
 std::string ceilings_note(const Ceilings& c) {
   if (c.source == "datasheet")
     return fmt::format("Datasheet values ({}), not measured on this device: real kernels, library calls and copies "

@@ -68,6 +68,9 @@ std::string params_text(const Bindings& params);       // "BLOCK_K=32 BLOCK_M=12
 std::string record_config(const ReportRecord& r);      // the parameters, or the kernel name of a library call
 std::string record_note(const ReportProblem& p, size_t i);  // "winner", "baseline", "pruned", "incorrect", ...
 std::string ceilings_note(const Ceilings& ceilings);   // measured where and when, or a datasheet warning
+// Why a rate can pass its roof, when one does in the report (the roofs are measurements, taken at
+// another time, of a copy and of cuBLAS); empty when none does.
+std::string above_roof_note(const Report& report);
 
 // Family-neutral wording. A rate is a record's headline figure in its problem's unit ("698.7
 // TFLOPS", "3012 GB/s"); its "% of roof" is of the roof that unit is judged against: the roofline's

@@ -121,7 +121,10 @@ std::string report_to_html(const Report& report) {
   h += "<table><tr><th class=\"text\">roof</th><th>value</th><th class=\"text\">measured with</th></tr>\n";
   for (const CeilingRow& row : ceiling_rows(c))
     h += "<tr>" + td(row.roof, true) + td(row.value) + td(row.how, true) + "</tr>\n";
-  h += "</table></section>\n";
+  h += "</table>\n";
+  if (const std::string above = above_roof_note(report); !above.empty())
+    h += "<p class=\"note above-roof\">" + escape(above) + "</p>\n";
+  h += "</section>\n";
 
   h += "<section id=\"charts\"><h2>Charts</h2>\n";
   if (const std::string ratio = ratio_svg(report); !ratio.empty())

@@ -35,6 +35,7 @@ std::string report_to_markdown(const Report& report) {
                     ceilings_note(c));
   for (const CeilingRow& row : ceiling_rows(c))
     md += fmt::format("| {} | {} | {} |\n", row.roof, row.value, cell(row.how));
+  if (const std::string above = above_roof_note(report); !above.empty()) md += "\n" + above + "\n";
   // Headers name the rate unit and the baseline's provider when every problem shares them;
   // otherwise a baseline column names the provider and cells carry their unit (as report_html.cpp).
   const std::string unit = common_rate_unit(report), ref = common_baseline_name(report);

@@ -5,12 +5,17 @@
 
 #include <algorithm>
 
+#include "core/element.hpp"
 #include "util/error.hpp"
 
 namespace ktune {
 
 Roofs roofs_for(const Ceilings& ceilings, const std::string& dtype) {
   auto it = ceilings.tflops.find(dtype);
+  // The integer dtypes a declared family may have (a histogram's i32) have no tensor-core roof of
+  // their own in the ceilings: they are drawn under fp32's, the CUDA cores' kind of arithmetic.
+  const ElementType* element = find_element(dtype);
+  if (it == ceilings.tflops.end() && element && !element->is_float) it = ceilings.tflops.find("fp32");
   if (it == ceilings.tflops.end())
     throw ConfigError(fmt::format("the {} ceilings for {} have no {} compute roof{}", ceilings.source, ceilings.label,
                                   dtype, ceilings.source == "measured" ? " (measured before ktune knew it: run `ktune ceilings` again)" : ""));
