@@ -11,7 +11,9 @@
 //       sums[0] += (out-ref)^2, sums[1] += ref^2        -> normalized error ||out-ref|| / ||ref||
 //       maxes[0] = max |out-ref|, maxes[1] = max |out-ref| / max(|ref|, 1e-6)   (float bits)
 //       counts[0] = non-finite outputs (a poisoned element nobody wrote is NaN)
-//       counts[1] = elements with |out-ref| > atol + rtol*|ref|
+//       counts[1] = elements with |out-ref| > atol + rtol*|ref| + |round_T(ref)-ref|
+//       sums[2] += (round_T(ref)-ref)^2: the error floor, what the exact answer rounded to T scores
+//       (a softmax over 2^20 columns is mostly below fp16's smallest normal: its floor is 2.6e-3)
 //   ktune_fill<T>(p, n, seed, kind, a, b)    p[i] drawn by `kind` (a declared family's buffers):
 //       0 normal(mean a, std b), 1 uniform [a, b), 2 integers in [a, b], 3 iota a + b * i;
 //       T any element type, integers included.
@@ -139,7 +141,7 @@ __global__ void ktune_to_fp32(const T* in, float* out, long long n) {
 template <typename T>
 __global__ void ktune_compare(const T* out, const float* ref, long long n, float atol, float rtol,
                               double* sums, unsigned* maxes, unsigned long long* counts) {
-  double sq_diff = 0, sq_ref = 0;
+  double sq_diff = 0, sq_ref = 0, sq_floor = 0;
   float max_abs = 0, max_rel = 0;
   unsigned long long nonfinite = 0, mismatches = 0;
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
@@ -151,15 +153,18 @@ __global__ void ktune_compare(const T* out, const float* ref, long long n, float
       continue;
     }
     float d = fabsf(o - r);
+    float rounding = fabsf(ktune_to_float(ktune_from_float<T>(r)) - r);
     sq_diff += (double)d * d;
     sq_ref += (double)r * r;
+    sq_floor += (double)rounding * rounding;
     max_abs = fmaxf(max_abs, d);
     max_rel = fmaxf(max_rel, d / fmaxf(fabsf(r), 1e-6f));
-    if (d > atol + rtol * fabsf(r)) ++mismatches;
+    if (d > atol + rtol * fabsf(r) + rounding) ++mismatches;
   }
   for (int offset = 16; offset > 0; offset >>= 1) {
     sq_diff += __shfl_down_sync(0xffffffffu, sq_diff, offset);
     sq_ref += __shfl_down_sync(0xffffffffu, sq_ref, offset);
+    sq_floor += __shfl_down_sync(0xffffffffu, sq_floor, offset);
     max_abs = fmaxf(max_abs, __shfl_down_sync(0xffffffffu, max_abs, offset));
     max_rel = fmaxf(max_rel, __shfl_down_sync(0xffffffffu, max_rel, offset));
     nonfinite += __shfl_down_sync(0xffffffffu, nonfinite, offset);
@@ -168,6 +173,7 @@ __global__ void ktune_compare(const T* out, const float* ref, long long n, float
   if ((threadIdx.x & 31) == 0) {
     atomicAdd(&sums[0], sq_diff);
     atomicAdd(&sums[1], sq_ref);
+    atomicAdd(&sums[2], sq_floor);
     // Non-negative floats order like their bit patterns.
     atomicMax(&maxes[0], __float_as_uint(max_abs));
     atomicMax(&maxes[1], __float_as_uint(max_rel));

@@ -155,8 +155,9 @@ int verify(std::vector<Check> checks, bool given, const VerifyFlags& flags) {
     failures += !ok;
     fmt::print("{:<4} {}  {}", ok ? "PASS" : "FAIL", describe(check.problem), short_params(check.params));
     if (rec.error)
-      fmt::print("  max abs {:.2e}  max rel {:.2e}  norm {:.2e}  (atol {:g} rtol {:g} norm {:g})", rec.error->max_abs,
-                 rec.error->max_rel, rec.error->norm_rel, tol.atol, tol.rtol, tol.max_norm_rel);
+      fmt::print("  max abs {:.2e}  max rel {:.2e}  norm {:.2e}  (atol {:g} rtol {:g} norm {:g}{})", rec.error->max_abs,
+                 rec.error->max_rel, rec.error->norm_rel, tol.atol, tol.rtol, tol.max_norm_rel,
+                 rec.error->floor_norm_rel > 0 ? fmt::format(" + floor {:.2e}", rec.error->floor_norm_rel) : "");
     if (!ok) fmt::print("\n     {}: {}", to_string(rec.disposition), rec.reason);
     fmt::print("\n");
   }

@@ -63,15 +63,23 @@ struct ErrorStats {
   double max_rel = 0;        // |out-ref| / max(|ref|, tiny)
   double norm_rel = 0;       // ||out-ref|| / ||ref||
   int64_t nonfinite = 0;     // NaN/Inf in the output (an unwritten poisoned element shows here)
-  int64_t mismatches = 0;    // elements with |out-ref| > atol + rtol*|ref|
+  // elements with |out-ref| > atol + rtol*|ref| + |round(ref)-ref|
+  int64_t mismatches = 0;
+  // ||round(ref)-ref|| / ||ref||, round to the output's type: the error floor, what the exact
+  // answer itself scores once stored in that type. Tolerances sit on top of it.
+  double floor_norm_rel = 0;
 };
 
 // The worse of two comparisons, field by field, for a family with several outputs (a norm's Y and
-// its statistics): the candidate passes only if every output does.
+// its statistics): the candidate passes only if every output does. The normalized error keeps
+// the output whose error is furthest above its own floor, with that floor.
 inline ErrorStats worst_of(ErrorStats a, const ErrorStats& b) {
   a.max_abs = a.max_abs > b.max_abs ? a.max_abs : b.max_abs;
   a.max_rel = a.max_rel > b.max_rel ? a.max_rel : b.max_rel;
-  a.norm_rel = a.norm_rel > b.norm_rel ? a.norm_rel : b.norm_rel;
+  if (b.norm_rel - b.floor_norm_rel > a.norm_rel - a.floor_norm_rel) {
+    a.norm_rel = b.norm_rel;
+    a.floor_norm_rel = b.floor_norm_rel;
+  }
   a.nonfinite += b.nonfinite;
   a.mismatches += b.mismatches;
   return a;

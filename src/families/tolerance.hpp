@@ -14,7 +14,9 @@ struct Tolerance {
 };
 
 // True when nothing is non-finite, no element is outside atol/rtol and the normalized error is
-// within bounds. `why` gets the first failed condition.
+// within max_norm_rel above the output type's floor (ErrorStats::floor_norm_rel: an answer as
+// exact as the type allows scores the floor, so a tolerance below it would reject every correct
+// kernel). `why` gets the first failed condition.
 bool within_tolerance(const ErrorStats&, const Tolerance&, std::string* why = nullptr);
 
 }  // namespace ktune

@@ -22,9 +22,9 @@ std::string_view element_type(const std::string& dtype) {
   return e->cpp;
 }
 
-// Scratch layout for ktune_compare: 2 doubles, 2 unsigned, 2 unsigned long long.
+// Scratch layout for ktune_compare: 3 doubles, 2 unsigned, 2 unsigned long long.
 struct CompareScratch {
-  double sums[2];
+  double sums[3];
   unsigned maxes[2];
   unsigned long long counts[2];
 };
@@ -193,6 +193,7 @@ ErrorStats GpuContext::compare(const void* out, const std::string& dtype, const 
   e.max_abs = as_float(host.maxes[0]);
   e.max_rel = as_float(host.maxes[1]);
   e.norm_rel = host.sums[1] > 0 ? std::sqrt(host.sums[0] / host.sums[1]) : std::sqrt(host.sums[0]);
+  e.floor_norm_rel = host.sums[1] > 0 ? std::sqrt(host.sums[2] / host.sums[1]) : std::sqrt(host.sums[2]);
   e.nonfinite = static_cast<int64_t>(host.counts[0]);
   e.mismatches = static_cast<int64_t>(host.counts[1]);
   return e;

@@ -181,6 +181,7 @@ void to_json(json& j, const ErrorStats& e) {
   j = json{{"max_abs", double_to_json(e.max_abs)},
            {"max_rel", double_to_json(e.max_rel)},
            {"norm_rel", double_to_json(e.norm_rel)},
+           {"floor_norm_rel", double_to_json(e.floor_norm_rel)},
            {"nonfinite", e.nonfinite},
            {"mismatches", e.mismatches}};
 }
@@ -190,6 +191,7 @@ void from_json(const json& j, ErrorStats& e) {
   read_double(j, "max_abs", e.max_abs);
   read_double(j, "max_rel", e.max_rel);
   read_double(j, "norm_rel", e.norm_rel);
+  if (j.contains("floor_norm_rel")) read_double(j, "floor_norm_rel", e.floor_norm_rel);  // since 2026-11-27
   read(j, "nonfinite", e.nonfinite);
   read(j, "mismatches", e.mismatches);
 }
