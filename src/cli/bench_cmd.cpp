@@ -2,7 +2,8 @@
 // best configuration against the reference, with enough samples for `ktune compare`. A problem
 // without a cached configuration is tuned first (the usual sweep, cached), unless --no-tune,
 // which lists what is missing and exits 1. Writes <stem>.json (raw samples), .csv, .md and, with
-// --format gbench, .gbench.json (Google Benchmark JSON, store/gbench_json.hpp).
+// --format gbench, .gbench.json (Google Benchmark JSON, store/gbench_json.hpp); the tunings it
+// did, every candidate's record and reason, go to <stem>.tuning.json and .csv.
 //
 // The reference and the best configuration are measured in --rounds rounds (tune/interleaved.hpp):
 // in each, one worker run in which the two alternate sample by sample, so clock, power and
@@ -13,6 +14,7 @@
 // re-measured by a new build or timer, without tuning again.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <deque>
 #include <exception>
 #include <map>
@@ -33,6 +35,7 @@
 #include "store/gbench_json.hpp"
 #include "scale/gpu_list.hpp"
 #include "scale/shard.hpp"
+#include "store/rejections.hpp"
 #include "store/results.hpp"
 #include "tune/interleaved.hpp"
 #include "util/fs.hpp"
@@ -104,6 +107,7 @@ std::string config_names(const Planned& p) {
 struct Winner {
   std::optional<Bindings> params;  // none: no candidate passed
   std::string config;              // the sweep config it comes from
+  std::optional<ProblemResult> tuning;  // every record of the tuning, where this run tuned it
 };
 
 // The configuration each problem of the results files was measured with (recorded_winner), by
@@ -114,7 +118,7 @@ std::map<std::string, Winner> recorded_winners(const std::vector<std::string>& f
     if (!std::filesystem::exists(file)) throw ConfigError(fmt::format("--configs-from {}: no such file", file));
     for (const ProblemResult& r : read_results(file, nullptr))
       if (std::optional<size_t> win = recorded_winner(r))
-        out.emplace(describe(r.problem), Winner{r.records[*win].params, r.records[*win].config_name});
+        out.emplace(describe(r.problem), Winner{r.records[*win].params, r.records[*win].config_name, std::nullopt});
   }
   return out;
 }
@@ -129,12 +133,12 @@ Winner find_winner(Tuner& tuner, const Planned& p, const std::optional<CacheEntr
       std::lock_guard lock(print_mutex);  // other GPUs' problems print too
       fmt::print("\n{}: no cached best configuration, tuned {}", describe(p.problem), config_names(p));
       print_tune_result(tuned, top);
-      if (!tuned.best) return {};
+      if (!tuned.best) return {{}, {}, std::move(tuned.result)};
       const CandidateRecord& win = tuned.result.records[*tuned.best];
-      return {win.params, win.config_name};
+      return {win.params, win.config_name, std::move(tuned.result)};
     }
   }
-  return {entry->params, entry->winner_config};
+  return {entry->params, entry->winner_config, std::nullopt};
 }
 
 // The winner's record, compiled: ready to run (not_run, compile.ok), or why it cannot run.
@@ -147,6 +151,10 @@ CandidateRecord compile_best(Compiler& compiler, const Planned& p, const Winner&
     if (s.config.name == winner.config) sweep = &s;
   if (!winner.params) {
     best.reason = "no candidate of the sweep passed";
+    if (winner.tuning)
+      if (const std::vector<Rejection> why = top_rejections(*winner.tuning, 1); !why.empty())
+        best.reason += fmt::format(" (most common: {} {}: {})", why.front().count, why.front().disposition,
+                                   why.front().example);
     return best;
   }
   best.params = *winner.params;
@@ -358,6 +366,7 @@ void setup_bench(CLI::App& app, int& exit_code) {
         origin = cached[i] ? fmt::format("best (tuned {})", cached[i]->created_at) : "best (tuned now)";
       }
       CandidateRecord best = compile_best(lane.compiler, p, winner, device);
+      std::optional<ProblemResult> tuning = std::move(winner.tuning);
       if (ready(best)) {
         lane.session.set_problem(p.problem, tolerance_for(*p.family, p.problem, tolerance), flags.seed);
         InterleavedOptions io{flags.rounds, flags.samples, measure.warmup_ms, flags.plant_delay_percent / 100};
@@ -383,7 +392,7 @@ void setup_bench(CLI::App& app, int& exit_code) {
       if (winner.params) fmt::print("  {}: {} {}\n", origin, winner.config, short_params(*winner.params));
       result.records.push_back(std::move(best));
       print_row(result);
-      return result;
+      return std::pair{std::move(result), std::move(tuning)};
     };
 
     // The problems are a shared queue: each lane takes the next one when it is free, so a GPU
@@ -392,6 +401,9 @@ void setup_bench(CLI::App& app, int& exit_code) {
     std::deque<size_t> queue;
     for (size_t i = 0; i < plan.size(); ++i) queue.push_back(i);
     std::vector<std::optional<ProblemResult>> done(plan.size());
+    // The tunings this run did, every record with its reason: <stem>.tuning.json beside the bench's.
+    std::vector<std::optional<ProblemResult>> tunings(plan.size());
+    const std::string tuning_stem = stem + ".tuning";
     size_t live = lanes.size();
     std::exception_ptr failure;
     auto write_done = [&] {  // with print_mutex held; rewritten after every problem, so a failure loses nothing
@@ -403,6 +415,10 @@ void setup_bench(CLI::App& app, int& exit_code) {
       if (flags.format == "gbench")
         write_file_atomic(out_dir / (stem + ".gbench.json"),
                           gbench_json(info, results, gbench_host_now(), problem_columns(results)).dump(2) + "\n");
+      std::vector<ProblemResult> tuned;
+      for (const auto& t : tunings)
+        if (t) tuned.push_back(*t);
+      if (!tuned.empty()) write_results(out_dir, tuning_stem, info, tuned, problem_columns(tuned));
     };
     auto run_lane = [&](Lane& lane) {
       while (true) {
@@ -414,9 +430,10 @@ void setup_bench(CLI::App& app, int& exit_code) {
           queue.pop_front();
         }
         try {
-          ProblemResult result = bench_problem(lane, i);
+          auto [result, tuning] = bench_problem(lane, i);
           std::lock_guard lock(print_mutex);
           done[i] = std::move(result);
+          tunings[i] = std::move(tuning);
           write_done();
         } catch (const ConfigError&) {  // bad input fails the same on every GPU
           std::lock_guard lock(print_mutex);
@@ -451,6 +468,9 @@ void setup_bench(CLI::App& app, int& exit_code) {
     fmt::print("\nresults: {}\n", (out_dir / (stem + ".json")).string());
     fmt::print("         {}\n         {}\n", (out_dir / (stem + ".csv")).string(), (out_dir / (stem + ".md")).string());
     if (flags.format == "gbench") fmt::print("         {}\n", (out_dir / (stem + ".gbench.json")).string());
+    if (std::any_of(tunings.begin(), tunings.end(), [](const auto& t) { return t.has_value(); }))
+      fmt::print("         {} (every record of the tunings this run did)\n",
+                 (out_dir / (tuning_stem + ".json")).string());
     for (const std::string& w : cache.take_warnings()) fmt::print(stderr, "warning: {}\n", w);
     if (failures) fmt::print("{} of {} problems have no passing measurement\n", failures, plan.size());
     exit_code = failures ? 1 : 0;

@@ -10,6 +10,7 @@
 #include "compile/embedded.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "families/family.hpp"
+#include "store/rejections.hpp"
 #include "scale/shard.hpp"
 #include "util/fs.hpp"
 #include "util/utc_time.hpp"
@@ -336,6 +337,14 @@ void print_tune_result(const TuneResult& r, int top) {
   fmt::print("candidates: {}  (search {:.1f} s, its compiles overlapped in the first {:.1f} s)\n", summary,
              r.run_seconds, r.compile_seconds);
   if (!r.search.empty()) fmt::print("search: {}\n", r.search);
+  if (passed.empty()) print_rejections(r.result);
+}
+
+void print_rejections(const ProblemResult& r) {
+  const std::vector<Rejection> why = top_rejections(r, 5);
+  if (why.empty()) return;
+  fmt::print("no candidate passed; why, most common first:\n");
+  for (const Rejection& g : why) fmt::print("  {:>7} {}: {}\n", g.count, g.disposition, g.example);
 }
 
 }  // namespace ktune::cli

@@ -76,6 +76,9 @@ std::string results_stem(const std::string& what);  // "gemm-20261121T201500Z"
 
 // Compact parameter text: "BM=128 BN=256 BK=32 NW=8 NS=3 GM=8 A=1".
 std::string short_params(const Bindings& params);
+// The top candidates with the baseline, the counts by disposition and, when none passed, why.
 void print_tune_result(const TuneResult& result, int top);
+// The most common reasons the problem's candidates failed, with their counts.
+void print_rejections(const ProblemResult& result);
 
 }  // namespace ktune::cli

@@ -10,6 +10,7 @@
 #include "compile/nvrtc_compiler.hpp"
 #include "families/family.hpp"
 #include "store/dispatch_table.hpp"
+#include "store/rejections.hpp"
 #include "tune/compile_candidates.hpp"
 #include "tune/interleaved.hpp"
 #include "util/progress.hpp"
@@ -115,6 +116,24 @@ std::vector<SearchSeed> Tuner::nearest_winners(const Problem& problem, const Dev
   return seeds;
 }
 
+namespace {
+
+// Why no candidate of any sweep is valid for the problem: the constraints that ruled them out, most
+// candidates first. Bad input, said before anything compiles (fp8 with K not a multiple of 16).
+std::string no_candidate_can_run(const Problem& problem, const std::vector<const Sweep*>& sweeps,
+                                 std::vector<CandidateRecord> candidates) {
+  std::string configs;
+  for (const Sweep* s : sweeps) configs += (configs.empty() ? "" : ", ") + s->config.name;
+  ProblemResult all;
+  all.records = std::move(candidates);
+  std::string why;
+  for (const Rejection& r : top_rejections(all, 4)) why += fmt::format("\n  {} candidates: {}", r.count, r.example);
+  return fmt::format("{}: no configuration of {} can run this problem; what rules them out:{}", describe(problem),
+                     configs, why);
+}
+
+}  // namespace
+
 Tuner::Tuner(Session& session, Compiler& compiler, BestConfigCache& cache, TuneOptions options)
     : session_(session), compiler_(compiler), cache_(cache), options_(std::move(options)) {}
 
@@ -158,6 +177,9 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
     sweep_of.insert(sweep_of.end(), records.size(), s);
     candidates.insert(candidates.end(), std::make_move_iterator(records.begin()), std::make_move_iterator(records.end()));
   }
+  if (std::none_of(candidates.begin(), candidates.end(),
+                   [](const CandidateRecord& c) { return c.disposition != Disposition::invalid; }))
+    throw ConfigError(no_candidate_can_run(problem, sweeps, candidates));
   Exchanges exchanges;
   for (const Sweep* s : sweeps) exchanges[s->config.name] = s->config.exchanges;
   GuidedSearch search(candidates, options_.search.exhaustive ? std::vector<SearchSeed>{} : nearest_winners(problem, device),

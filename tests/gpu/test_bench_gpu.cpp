@@ -2,6 +2,7 @@
 // cache lacks, measures the winner and cuBLAS with the requested samples, writes every output,
 // answers from the cache next time, refuses with --no-tune on a cold cache, and two runs compare.
 #include <cuda_runtime.h>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "gpu_test_support.hpp"
@@ -210,6 +211,41 @@ TEST(Bench, ProblemNoLibraryRunsIsTunedAndVerifiedWithoutARatio) {
   EXPECT_EQ(best.ratio_vs_baseline, 0);
   EXPECT_GT(best.tflops, 0);
   EXPECT_EQ(BestConfigCache(dir / "cache" / "best_configs.json").list().size(), 1u);
+  fs::remove_all(dir);
+}
+
+// A problem no candidate passes: bench exits 1 and says why, most common reason first; its results
+// name the reason, and every record of the tuning is kept beside them (<stem>.tuning.json).
+TEST(Bench, ProblemNothingPassesKeepsTheTuningsRecordsAndSaysWhy) {
+  KTUNE_REQUIRE_GPU();
+  const fs::path dir = test::scratch_dir("bench-nothing-passes");
+  const std::string suite = std::string(KTUNE_SOURCE_DIR) + "/tests/gpu/data/bench_suite_wrong.json";
+  EXPECT_EQ(test::run_ktune("bench " + suite + " --samples 30 --rounds 3 --no-progress --exhaustive --out " +
+                                (dir / "out").string() + " --stem run --cache-dir " + (dir / "cache").string(),
+                            dir / "log.txt"),
+            1);
+  const std::string log = read_file(dir / "log.txt");
+  EXPECT_NE(log.find("no candidate passed; why, most common first:"), std::string::npos) << log;
+  EXPECT_NE(log.find("incorrect: "), std::string::npos) << log;
+  EXPECT_NE(log.find("run.tuning.json"), std::string::npos) << log;
+
+  const auto results = read_results(dir / "out" / "run.json", nullptr);
+  ASSERT_EQ(results.size(), 1u);
+  ASSERT_FALSE(results[0].records.empty());
+  const CandidateRecord& best = results[0].records.back();
+  EXPECT_NE(best.disposition, Disposition::passed);
+  EXPECT_NE(best.reason.find("most common: "), std::string::npos) << best.reason;
+
+  const auto tuning = read_results(dir / "out" / "run.tuning.json", nullptr);
+  ASSERT_EQ(tuning.size(), 1u);
+  std::map<int64_t, std::string> reasons;
+  for (const CandidateRecord& rec : tuning[0].records)
+    if (!rec.is_baseline()) {
+      EXPECT_EQ(rec.disposition, Disposition::incorrect) << rec.reason;
+      reasons[rec.params.at("FAULT")] = rec.reason;
+    }
+  EXPECT_EQ(reasons.size(), 2u);
+  EXPECT_NE(reasons[7].find("right on its first launch, wrong now"), std::string::npos) << reasons[7];
   fs::remove_all(dir);
 }
 
