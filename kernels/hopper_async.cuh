@@ -1,5 +1,5 @@
 // Hopper's asynchronous machinery, shared by the sm_90 kernels (gemm_wgmma.cu's TMA pipeline,
-// softmax.cu's staged cluster kernel): mbarriers, thread-block clusters, and bulk copies between
+// softmax.cu's and norm.cu's cluster kernels): mbarriers, thread-block clusters, and bulk copies between
 // global and shared memory done by the copy engine (the async proxy). Include only in code compiled
 // for sm_90 and newer.
 #pragma once
@@ -64,6 +64,20 @@ __device__ __forceinline__ unsigned cluster_rank() {
   unsigned r;
   asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
   return r;
+}
+
+// The float at the same shared-memory address in block `rank` of this cluster (distributed shared
+// memory): how the row kernels split over a cluster trade their partial sums.
+__device__ __forceinline__ float load_from_block(const float* local, unsigned rank) {
+  float v;
+  asm volatile(
+      "{\n.reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %1, %2;\n"
+      "ld.shared::cluster.f32 %0, [remote];\n}\n"
+      : "=f"(v)
+      : "r"(smem_addr(local)), "r"(rank)
+      : "memory");
+  return v;
 }
 
 // Returns once the phase of the given parity has completed. A fresh barrier is in phase 0, so

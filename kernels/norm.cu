@@ -21,7 +21,13 @@
 //     second reads the row again (mostly from L2) and writes it.
 //     Launch: grid rows, block BLOCK.
 //
-// Arguments (both): const T* x, const T* w, const T* b, T* y, float* mean, float* rstd,
+//   ktune_norm_cluster<T, COLS, VEC_BYTES, BLOCK, CLUSTER, RMS, PRELOAD>   (sm_90+)
+//     A row split over a thread-block cluster, each block's slice in registers, the partial sums
+//     traded through distributed shared memory: one pass over memory with the exact two-pass
+//     variance, as the register kernel, for few long rows (8 rows of 65536 columns keep 8 of 132
+//     SMs busy one block a row; in clusters of 16, 128). Launch: grid rows * CLUSTER, block BLOCK.
+//
+// Arguments (all): const T* x, const T* w, const T* b, T* y, float* mean, float* rstd,
 // long long rows, int cols, float eps. RMSNorm's b and mean are null. Rows are cols elements
 // apart and (cols * sizeof(T)) % VEC_BYTES == 0, so every row starts aligned for vector loads.
 #include "elementwise.cuh"
@@ -179,3 +185,101 @@ __global__ void __launch_bounds__(BLOCK)
     out[i] = normalize<T, V, RMS>(v, w_vec[i], RMS ? nullptr : b_vec + i, mean, rstd);
   }
 }
+
+// Compiled for sm_90 and newer only: __cluster_dims__ is an error on sm_80, where the two kernels
+// above must still build (configs/layernorm_cluster.json says min_arch 90).
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+
+#include "hopper_async.cuh"
+
+template <typename T, int COLS, int VEC_BYTES, int BLOCK, int CLUSTER, int RMS, int PRELOAD>
+__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
+    ktune_norm_cluster(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b, T* __restrict__ y,
+                       float* __restrict__ mean_out, float* __restrict__ rstd_out, long long rows, int cols,
+                       float eps) {
+  using namespace norm_detail;
+  using namespace hopper_async;
+  using R = typename Raw<VEC_BYTES>::type;
+  constexpr int V = VEC_BYTES / sizeof(T);
+  constexpr int VECS = COLS / V;
+  constexpr int SLICE = (VECS + CLUSTER - 1) / CLUSTER;  // vectors per block
+  constexpr int PER = (SLICE + BLOCK - 1) / BLOCK;       // vectors per thread
+  static_assert(COLS % V == 0, "rows are whole vectors");
+  __shared__ float scratch[1][BLOCK > 32 ? BLOCK / 32 : 1];
+  __shared__ float partial[2];  // this block's sum and sum of squares, read by the whole cluster
+
+  const unsigned rank = cluster_rank();
+  const long long row = blockIdx.x / CLUSTER;  // whole clusters per row: every block has a row
+  const int first = rank * SLICE;
+  const int end = first + SLICE < VECS ? first + SLICE : VECS;
+  const R* in = reinterpret_cast<const R*>(x + row * COLS);
+  R* out = reinterpret_cast<R*>(y + row * COLS);
+  const R* w_vec = reinterpret_cast<const R*>(w);
+  const R* b_vec = reinterpret_cast<const R*>(b);
+  const auto held = [&](int k) { return first + (int)threadIdx.x + k * BLOCK < end; };
+
+  float v[PER][V];
+  R w_held[PRELOAD ? PER : 1], b_held[PRELOAD && !RMS ? PER : 1];
+  float sum = 0;
+#pragma unroll
+  for (int k = 0; k < PER; ++k) {
+    const int i = first + threadIdx.x + k * BLOCK;
+    if (held(k)) {
+      unpack<T, V>(in[i], v[k]);
+      if constexpr (PRELOAD) {
+        w_held[k] = w_vec[i];
+        if constexpr (!RMS) b_held[k] = b_vec[i];
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[k][j] = 0;
+    }
+#pragma unroll
+    for (int j = 0; j < V; ++j) sum += RMS ? v[k][j] * v[k][j] : v[k][j];
+  }
+  // The cluster's sum, added in rank order in every block, so every block gets the same bits.
+  sum = group_reduce<BLOCK, 1>(sum, SumOp{}, scratch);
+  if (threadIdx.x == 0) partial[0] = sum;
+  cluster_sync();
+  sum = 0;
+#pragma unroll
+  for (int r = 0; r < CLUSTER; ++r) sum += load_from_block(&partial[0], r);
+  float mean = 0, rstd;
+  if constexpr (RMS) {
+    rstd = rsqrtf(sum / COLS + eps);
+  } else {
+    mean = sum / COLS;
+    float squares = 0;
+#pragma unroll
+    for (int k = 0; k < PER; ++k)
+      if (held(k))
+#pragma unroll
+        for (int j = 0; j < V; ++j) squares += (v[k][j] - mean) * (v[k][j] - mean);
+    squares = group_reduce<BLOCK, 1>(squares, SumOp{}, scratch);
+    if (threadIdx.x == 0) partial[1] = squares;
+    cluster_sync();
+    squares = 0;
+#pragma unroll
+    for (int r = 0; r < CLUSTER; ++r) squares += load_from_block(&partial[1], r);
+    rstd = rsqrtf(squares / COLS + eps);
+  }
+  // No block may exit (and free its shared memory) while another still reads its partials: arrive
+  // now, write this block's slice, wait at the end.
+  cluster_arrive();
+  if (rank == 0 && threadIdx.x == 0) {
+    if (!RMS) mean_out[row] = mean;
+    rstd_out[row] = rstd;
+  }
+#pragma unroll
+  for (int k = 0; k < PER; ++k) {
+    const int i = first + threadIdx.x + k * BLOCK;
+    if (!held(k)) continue;
+    if constexpr (PRELOAD)
+      out[i] = normalize<T, V, RMS>(v[k], w_held[k], RMS ? nullptr : &b_held[RMS ? 0 : k], mean, rstd);
+    else
+      out[i] = normalize<T, V, RMS>(v[k], w_vec[i], RMS ? nullptr : b_vec + i, mean, rstd);
+  }
+  cluster_wait();
+}
+
+#endif  // sm_90+

@@ -385,20 +385,6 @@ namespace softmax_detail {
 
 using namespace hopper_async;
 
-// The float at the same shared-memory address in block `rank` of this cluster.
-__device__ __forceinline__ float load_from_block(const float* local, unsigned rank) {
-  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(local));
-  float v;
-  asm volatile(
-      "{\n.reg .b32 remote;\n"
-      "mapa.shared::cluster.u32 remote, %1, %2;\n"
-      "ld.shared::cluster.f32 %0, [remote];\n}\n"
-      : "=f"(v)
-      : "r"(addr), "r"(rank)
-      : "memory");
-  return v;
-}
-
 }  // namespace softmax_detail
 
 template <typename T, int COLS, int VEC_BYTES, int BLOCK, int CLUSTER>

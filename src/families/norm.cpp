@@ -167,8 +167,8 @@ class NormFamily : public KernelFamily {
   }
   Bound bound() const override { return Bound::memory; }
   std::vector<std::string_view> default_configs() const override {
-    if (is_rms(kind_)) return {"configs/rmsnorm.json", "configs/rmsnorm_looped.json"};
-    return {"configs/layernorm.json", "configs/layernorm_looped.json"};
+    if (is_rms(kind_)) return {"configs/rmsnorm.json", "configs/rmsnorm_looped.json", "configs/rmsnorm_cluster.json"};
+    return {"configs/layernorm.json", "configs/layernorm_looped.json", "configs/layernorm_cluster.json"};
   }
   std::vector<std::string> context_names() const override { return elementwise::row_context_names(); }
   std::vector<std::string> placeholder_names() const override { return {"ELEMENT", "COLS"}; }
