@@ -1,10 +1,12 @@
-"""PyTorch beside ktune's declared-family examples (examples/): each operation written the way a
-PyTorch user (or vLLM's forward_native) writes it, timed eager and under torch.compile by
-triton.testing.do_bench (median, L2 cleared before each call), its output checked against an
-fp32 reference. Run by scripts/examples-gpu.sh in the same device call as `ktune bench
-examples/examples.suite.json`; scripts/examples_summary.py puts the two side by side.
+"""PyTorch beside a ktune suite: each operation written the way a PyTorch user (or vLLM's
+forward_native) writes it, timed eager and under torch.compile by triton.testing.do_bench
+(median, L2 cleared before each call), its output checked against an fp32 or fp64 reference.
+Families: the declared-family examples (examples/) and the built-in softmax, layernorm, rmsnorm
+and layernorm_backward (aten's native_layer_norm_backward from saved statistics, what autograd
+runs). Run by scripts/examples-gpu.sh beside `ktune bench examples/examples.suite.json` and by
+scripts/limits-gpu.sh beside `ktune bench suites/limits.json`, each in the same device call.
 
-Usage: python3 scripts/torch_examples.py [--json OUT.json]
+Usage: python3 scripts/torch_examples.py [--suite SUITE.json] [--min-bytes B] [--json OUT.json]
 Bytes are the minimum traffic, counted as the declarations count them (every input read once,
 every output written once, an in-place buffer both): GB/s = bytes / seconds / 1e9.
 """
@@ -53,6 +55,30 @@ def add(a, b):
     return a + b
 
 
+def softmax(x):
+    return torch.softmax(x, dim=-1)
+
+
+def layernorm(x, w, b, eps=1e-5):
+    return torch.nn.functional.layer_norm(x, (x.shape[-1],), w, b, eps)
+
+
+def rmsnorm(x, w, eps=1e-5):
+    return torch.nn.functional.rms_norm(x, (x.shape[-1],), w, eps)
+
+
+def layernorm_backward(dy, x, mean, rstd, w, b):
+    # The gradients autograd computes from the forward pass's saved statistics: dX, dW and dB.
+    return torch.ops.aten.native_layer_norm_backward(dy, x, (x.shape[-1],), mean, rstd, w, b, [True, True, True])
+
+
+def layernorm_backward_reference(dy, x, mean, rstd, w):
+    xhat = (x.double() - mean.double()) * rstd.double()
+    g = dy.double() * w.double()
+    dx = rstd.double() * (g - g.mean(-1, keepdim=True) - xhat * (g * xhat).mean(-1, keepdim=True))
+    return [dx.float(), (dy.double() * xhat).sum(0).float(), dy.double().sum(0).float()]
+
+
 def make_case(family, dims, dtype):
     """(function, args, reference outputs, bytes, tolerance)"""
     dt = DTYPES[dtype]
@@ -80,6 +106,29 @@ def make_case(family, dims, dtype):
         a = torch.randn(n, device="cuda", generator=g).to(dt)
         b = torch.randn(n, device="cuda", generator=g).to(dt)
         return add, (a, b), [a.float() + b.float()], 3 * n * a.element_size(), 1e-2
+    if family in ("softmax", "layernorm", "rmsnorm", "layernorm_backward"):
+        r, c = dims["rows"], dims["cols"]
+        x = torch.randn(r, c, device="cuda", generator=g).to(dt)
+        w = (1 + 0.1 * torch.randn(c, device="cuda", generator=g)).to(dt)
+        b = (0.1 * torch.randn(c, device="cuda", generator=g)).to(dt)
+        e = x.element_size()
+        if family == "softmax":
+            return softmax, (x,), [torch.softmax(x.double(), -1).float()], 2 * r * c * e, 1e-2
+        if family == "layernorm":
+            ref = torch.nn.functional.layer_norm(x.double(), (c,), w.double(), b.double(), 1e-5).float()
+            return layernorm, (x, w, b), [ref], 2 * r * c * e + 2 * c * e + 8 * r, 3e-2
+        if family == "rmsnorm":
+            ref = torch.nn.functional.rms_norm(x.double(), (c,), w.double(), 1e-5).float()
+            return rmsnorm, (x, w), [ref], 2 * r * c * e + c * e + 4 * r, 3e-2
+        dy = torch.randn(r, c, device="cuda", generator=g).to(dt)
+        xd = x.double()
+        mean = xd.mean(-1, keepdim=True)
+        rstd = torch.rsqrt(xd.var(-1, unbiased=False, keepdim=True) + 1e-5)
+        mean, rstd = mean.float(), rstd.float()
+        # dW and dB sum over every row: compared relative to their own scale, sqrt(rows).
+        refs = layernorm_backward_reference(dy, x, mean, rstd, w)
+        return (layernorm_backward, (dy, x, mean, rstd, w, b), refs, 3 * r * c * e + 3 * c * e + 8 * r,
+                3e-2 * max(1.0, r ** 0.5 / 8))
     raise ValueError(f"no PyTorch version of {family}")
 
 
