@@ -51,6 +51,27 @@ __device__ __forceinline__ R pack(const float* in) {
   return raw;
 }
 
+// A row whose byte length is no multiple of VEC_BYTES (an odd vocabulary size), so rows start at
+// every offset from a vector boundary: the elements before its first VEC_BYTES-aligned address
+// (head) and after its last whole vector are loose, loaded one at a time; the rest is whole
+// vectors from column head on. A kernel that stores with the same split assumes its output rows
+// lie as its input rows do (two buffers from cudaMalloc, the same row length).
+template <typename T, int VEC_BYTES>
+struct ShiftedRow {
+  static constexpr int V = VEC_BYTES / sizeof(T);
+  static constexpr int MAX_LOOSE = 2 * V - 2;
+  int head, vecs, loose;
+  __device__ __forceinline__ ShiftedRow(const T* row, int cols) {
+    const int off = static_cast<int>(reinterpret_cast<unsigned long long>(row) % VEC_BYTES) / sizeof(T);
+    head = off ? V - off : 0;
+    if (head > cols) head = cols;
+    vecs = (cols - head) / V;
+    loose = cols - vecs * V;
+  }
+  // The column of loose element t < loose.
+  __device__ __forceinline__ int loose_col(int t) const { return t < head ? t : head + vecs * V + (t - head); }
+};
+
 // Two adjacent elements of T as fp32, and back (rounded to nearest), for kernels that work in
 // pairs. A pair of a 2-byte type is one 32-bit word, the first element in its low half, and one
 // paired instruction converts it each way where one element at a time would take two or three

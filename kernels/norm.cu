@@ -21,15 +21,17 @@
 //     second reads the row again (mostly from L2) and writes it.
 //     Launch: grid rows, block BLOCK.
 //
-//   ktune_norm_cluster<T, COLS, VEC_BYTES, BLOCK, CLUSTER, RMS, PRELOAD>   (sm_90+)
+//   ktune_norm_cluster<T, COLS, VEC_BYTES, BLOCK, CLUSTER, RMS, PRELOAD, ONE_ROUND>   (sm_90+)
 //     A row split over a thread-block cluster, each block's slice in registers, the partial sums
 //     traded through distributed shared memory: one pass over memory with the exact two-pass
-//     variance, as the register kernel, for few long rows (8 rows of 65536 columns keep 8 of 132
+//     variance (ONE_ROUND 1: the looped kernel's shifted sums, one exchange), for few long rows (8 rows of 65536 columns keep 8 of 132
 //     SMs busy one block a row; in clusters of 16, 128). Launch: grid rows * CLUSTER, block BLOCK.
 //
 // Arguments (all): const T* x, const T* w, const T* b, T* y, float* mean, float* rstd,
 // long long rows, int cols, float eps. RMSNorm's b and mean are null. Rows are cols elements
-// apart and (cols * sizeof(T)) % VEC_BYTES == 0, so every row starts aligned for vector loads.
+// apart. The looped kernel takes (cols * sizeof(T)) % VEC_BYTES == 0, so every row starts aligned
+// for vector loads; the register and cluster kernels take any length, a row's elements off the
+// vector boundaries one at a time (elementwise.cuh's ShiftedRow; w and b then element by element).
 #include "elementwise.cuh"
 #include "row_reduce.cuh"
 
@@ -55,6 +57,29 @@ __device__ __forceinline__ R normalize(const float* v, R w_raw, const R* b_raw, 
   return pack<T, V, R>(out);
 }
 
+// One loose element (ShiftedRow): y for x at column `col`.
+template <typename T, int RMS>
+__device__ __forceinline__ T normalize_one(float v, const T* w, const T* b, int col, float mean, float rstd) {
+  if constexpr (RMS) return from_float<T>(v * rstd * to_float(w[col]));
+  else return from_float<T>((v - mean) * rstd * to_float(w[col]) + to_float(b[col]));
+}
+
+// w's (or b's) elements for vector i of a row's whole vectors, which start at column `head`: a
+// vector load where rows start on vector boundaries (head is 0), else V loads of one element (w's
+// column head lies off a boundary; w is read from L1 or L2, a fraction of the row's traffic).
+template <typename T, int V, typename R, bool SHIFTED>
+__device__ __forceinline__ R param_vec(const T* p, int head, int i) {
+  if constexpr (SHIFTED) {
+    R raw;
+    T* e = reinterpret_cast<T*>(&raw);
+#pragma unroll
+    for (int j = 0; j < V; ++j) e[j] = p[head + i * V + j];
+    return raw;
+  } else {
+    return reinterpret_cast<const R*>(p)[i];
+  }
+}
+
 }  // namespace norm_detail
 
 template <typename T, int COLS, int VEC_BYTES, int ROW_THREADS, int ROWS_PER_BLOCK, int RMS, int PRELOAD,
@@ -65,19 +90,36 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
   using namespace norm_detail;
   using R = typename Raw<VEC_BYTES>::type;
   constexpr int V = VEC_BYTES / sizeof(T);
-  constexpr int VECS = COLS / V;                                // vectors per row
+  constexpr int VECS = COLS / V;                                // whole vectors per row (at most)
   constexpr int PER = (VECS + ROW_THREADS - 1) / ROW_THREADS;  // vectors per thread
-  static_assert(COLS % V == 0, "rows are whole vectors");
+  // Rows that are no whole number of vectors start off vector boundaries: ShiftedRow's loose
+  // elements, LOOSE per thread at most, beside the whole vectors from the row's first aligned one.
+  constexpr bool SHIFTED = COLS % V != 0;
+  constexpr int LOOSE = SHIFTED ? (ShiftedRow<T, VEC_BYTES>::MAX_LOOSE + ROW_THREADS - 1) / ROW_THREADS : 1;
   __shared__ float scratch[ROWS_PER_BLOCK][ROW_THREADS > 32 ? ROW_THREADS / 32 : 1];
 
   const int lane = threadIdx.x % ROW_THREADS;
   const long long row = (long long)blockIdx.x * ROWS_PER_BLOCK + threadIdx.x / ROW_THREADS;
   const bool active = row < rows;  // inactive threads still take part in the block's barriers
-  const R* in = reinterpret_cast<const R*>(x + (active ? row : 0) * COLS);
-  R* out = reinterpret_cast<R*>(y + (active ? row : 0) * COLS);
-  const auto held = [&](int k) { return active && (VECS % ROW_THREADS == 0 || lane + k * ROW_THREADS < VECS); };
+  const T* row_x = x + (active ? row : 0) * COLS;
+  T* row_y = y + (active ? row : 0) * COLS;
+  int head = 0, vecs = VECS, loose = 0;
+  if constexpr (SHIFTED) {
+    const ShiftedRow<T, VEC_BYTES> split(row_x, COLS);
+    head = split.head, vecs = split.vecs, loose = split.loose;
+  }
+  const R* in = reinterpret_cast<const R*>(row_x + head);
+  R* out = reinterpret_cast<R*>(row_y + head);
+  const auto held = [&](int k) {
+    return active && ((!SHIFTED && VECS % ROW_THREADS == 0) || lane + k * ROW_THREADS < vecs);
+  };
+  const auto has_loose = [&](int q) { return SHIFTED && active && lane + q * ROW_THREADS < loose; };
+  const auto loose_col = [&](int q) {  // ShiftedRow::loose_col of this thread's q-th
+    const int t = lane + q * ROW_THREADS;
+    return t < head ? t : head + vecs * V + (t - head);
+  };
 
-  float v[PER][V];
+  float v[PER][V], lv[LOOSE];
   float sum = 0;
 #pragma unroll
   for (int k = 0; k < PER; ++k) {
@@ -90,17 +132,20 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
 #pragma unroll
     for (int j = 0; j < V; ++j) sum += RMS ? v[k][j] * v[k][j] : v[k][j];
   }
+#pragma unroll
+  for (int q = 0; q < LOOSE; ++q) {
+    lv[q] = has_loose(q) ? to_float(row_x[loose_col(q)]) : 0.0f;
+    sum += RMS ? lv[q] * lv[q] : lv[q];
+  }
   // PRELOAD: w and b fetched now, beside x, rather than after the reductions, where their latency
   // (L2 at best) would be the last step of every row's chain: it tells when the rows are few.
-  const R* w_vec = reinterpret_cast<const R*>(w);
-  const R* b_vec = reinterpret_cast<const R*>(b);
   R w_held[PRELOAD ? PER : 1], b_held[PRELOAD && !RMS ? PER : 1];
   if constexpr (PRELOAD) {
 #pragma unroll
     for (int k = 0; k < PER; ++k)
       if (held(k)) {
-        w_held[k] = w_vec[lane + k * ROW_THREADS];
-        if constexpr (!RMS) b_held[k] = b_vec[lane + k * ROW_THREADS];
+        w_held[k] = param_vec<T, V, R, SHIFTED>(w, head, lane + k * ROW_THREADS);
+        if constexpr (!RMS) b_held[k] = param_vec<T, V, R, SHIFTED>(b, head, lane + k * ROW_THREADS);
       }
   }
   sum = group_reduce<ROW_THREADS, ROWS_PER_BLOCK>(sum, SumOp{}, scratch);
@@ -115,6 +160,9 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
       if (held(k))
 #pragma unroll
         for (int j = 0; j < V; ++j) squares += (v[k][j] - mean) * (v[k][j] - mean);
+#pragma unroll
+    for (int q = 0; q < LOOSE; ++q)
+      if (has_loose(q)) squares += (lv[q] - mean) * (lv[q] - mean);
     squares = group_reduce<ROW_THREADS, ROWS_PER_BLOCK>(squares, SumOp{}, scratch);
     rstd = rsqrtf(squares / COLS + eps);
   }
@@ -126,11 +174,17 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
   for (int k = 0; k < PER; ++k) {
     const int i = lane + k * ROW_THREADS;
     if (!held(k)) continue;
-    if constexpr (PRELOAD)
+    if constexpr (PRELOAD) {
       store_vec<STREAMING>(out + i, normalize<T, V, RMS>(v[k], w_held[k], RMS ? nullptr : &b_held[RMS ? 0 : k], mean, rstd));
-    else
-      store_vec<STREAMING>(out + i, normalize<T, V, RMS>(v[k], w_vec[i], RMS ? nullptr : b_vec + i, mean, rstd));
+    } else {
+      const R w_raw = param_vec<T, V, R, SHIFTED>(w, head, i);
+      const R b_raw = RMS ? w_raw : param_vec<T, V, R, SHIFTED>(b, head, i);
+      store_vec<STREAMING>(out + i, normalize<T, V, RMS>(v[k], w_raw, &b_raw, mean, rstd));
+    }
   }
+#pragma unroll
+  for (int q = 0; q < LOOSE; ++q)
+    if (has_loose(q)) row_y[loose_col(q)] = normalize_one<T, RMS>(lv[q], w, b, loose_col(q), mean, rstd);
 }
 
 template <typename T, int VEC_BYTES, int BLOCK, int RMS>
@@ -192,7 +246,7 @@ __global__ void __launch_bounds__(BLOCK)
 
 #include "hopper_async.cuh"
 
-template <typename T, int COLS, int VEC_BYTES, int BLOCK, int CLUSTER, int RMS, int PRELOAD>
+template <typename T, int COLS, int VEC_BYTES, int BLOCK, int CLUSTER, int RMS, int PRELOAD, int ONE_ROUND = 0>
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
     ktune_norm_cluster(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b, T* __restrict__ y,
                        float* __restrict__ mean_out, float* __restrict__ rstd_out, long long rows, int cols,
@@ -204,42 +258,69 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
   constexpr int VECS = COLS / V;
   constexpr int SLICE = (VECS + CLUSTER - 1) / CLUSTER;  // vectors per block
   constexpr int PER = (SLICE + BLOCK - 1) / BLOCK;       // vectors per thread
-  static_assert(COLS % V == 0, "rows are whole vectors");
+  // Rows that are no whole number of vectors: ShiftedRow's loose elements (fewer than BLOCK) go
+  // one to a thread of the cluster's first block, beside the whole vectors.
+  constexpr bool SHIFTED = COLS % V != 0;
+  static_assert(!SHIFTED || ShiftedRow<T, VEC_BYTES>::MAX_LOOSE <= BLOCK, "a loose element per thread at most");
   __shared__ float scratch[1][BLOCK > 32 ? BLOCK / 32 : 1];
   __shared__ float partial[2];  // this block's sum and sum of squares, read by the whole cluster
 
   const unsigned rank = cluster_rank();
   const long long row = blockIdx.x / CLUSTER;  // whole clusters per row: every block has a row
+  const T* row_x = x + row * COLS;
+  T* row_y = y + row * COLS;
+  int head = 0, vecs = VECS, loose_col = -1;
+  if constexpr (SHIFTED) {
+    const ShiftedRow<T, VEC_BYTES> split(row_x, COLS);
+    head = split.head, vecs = split.vecs;
+    if (rank == 0 && (int)threadIdx.x < split.loose) loose_col = split.loose_col(threadIdx.x);
+  }
   const int first = rank * SLICE;
-  const int end = first + SLICE < VECS ? first + SLICE : VECS;
-  const R* in = reinterpret_cast<const R*>(x + row * COLS);
-  R* out = reinterpret_cast<R*>(y + row * COLS);
-  const R* w_vec = reinterpret_cast<const R*>(w);
-  const R* b_vec = reinterpret_cast<const R*>(b);
+  const int end = first + SLICE < vecs ? first + SLICE : vecs;
+  const R* in = reinterpret_cast<const R*>(row_x + head);
+  R* out = reinterpret_cast<R*>(row_y + head);
   const auto held = [&](int k) { return first + (int)threadIdx.x + k * BLOCK < end; };
 
   float v[PER][V];
+  const float lv = SHIFTED && loose_col >= 0 ? to_float(row_x[loose_col]) : 0.0f;
   R w_held[PRELOAD ? PER : 1], b_held[PRELOAD && !RMS ? PER : 1];
-  float sum = 0;
+  // ONE_ROUND (LayerNorm): the sums of d = x - x[0] and of d^2 in one exchange, as the looped
+  // kernel does (the shift keeps the variance from cancelling away), instead of the mean's
+  // exchange and then the squares': one cluster barrier less, for rows of a few microseconds.
+  constexpr bool SHIFTED_SUMS = !RMS && ONE_ROUND;
+  const float shift = SHIFTED_SUMS ? to_float(row_x[0]) : 0.0f;
+  float sum = 0, squares = 0;
+  const auto add = [&](float value) {
+    if constexpr (RMS) {
+      sum += value * value;
+    } else if constexpr (SHIFTED_SUMS) {
+      sum += value - shift;
+      squares += (value - shift) * (value - shift);
+    } else {
+      sum += value;
+    }
+  };
 #pragma unroll
   for (int k = 0; k < PER; ++k) {
     const int i = first + threadIdx.x + k * BLOCK;
     if (held(k)) {
       unpack<T, V>(in[i], v[k]);
       if constexpr (PRELOAD) {
-        w_held[k] = w_vec[i];
-        if constexpr (!RMS) b_held[k] = b_vec[i];
+        w_held[k] = param_vec<T, V, R, SHIFTED>(w, head, i);
+        if constexpr (!RMS) b_held[k] = param_vec<T, V, R, SHIFTED>(b, head, i);
       }
-    } else {
 #pragma unroll
-      for (int j = 0; j < V; ++j) v[k][j] = 0;
+      for (int j = 0; j < V; ++j) add(v[k][j]);
     }
-#pragma unroll
-    for (int j = 0; j < V; ++j) sum += RMS ? v[k][j] * v[k][j] : v[k][j];
   }
-  // The cluster's sum, added in rank order in every block, so every block gets the same bits.
+  if (SHIFTED && loose_col >= 0) add(lv);
+  // The cluster's sums, added in rank order in every block, so every block gets the same bits.
   sum = group_reduce<BLOCK, 1>(sum, SumOp{}, scratch);
-  if (threadIdx.x == 0) partial[0] = sum;
+  if constexpr (SHIFTED_SUMS) squares = group_reduce<BLOCK, 1>(squares, SumOp{}, scratch);
+  if (threadIdx.x == 0) {
+    partial[0] = sum;
+    if constexpr (SHIFTED_SUMS) partial[1] = squares;
+  }
   cluster_sync();
   sum = 0;
 #pragma unroll
@@ -247,14 +328,21 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
   float mean = 0, rstd;
   if constexpr (RMS) {
     rstd = rsqrtf(sum / COLS + eps);
+  } else if constexpr (SHIFTED_SUMS) {
+    squares = 0;
+#pragma unroll
+    for (int r = 0; r < CLUSTER; ++r) squares += load_from_block(&partial[1], r);
+    const float shifted_mean = sum / COLS;
+    mean = shift + shifted_mean;
+    rstd = rsqrtf(fmaxf(squares / COLS - shifted_mean * shifted_mean, 0.0f) + eps);
   } else {
     mean = sum / COLS;
-    float squares = 0;
 #pragma unroll
     for (int k = 0; k < PER; ++k)
       if (held(k))
 #pragma unroll
         for (int j = 0; j < V; ++j) squares += (v[k][j] - mean) * (v[k][j] - mean);
+    if (SHIFTED && loose_col >= 0) squares += (lv - mean) * (lv - mean);
     squares = group_reduce<BLOCK, 1>(squares, SumOp{}, scratch);
     if (threadIdx.x == 0) partial[1] = squares;
     cluster_sync();
@@ -274,11 +362,15 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
   for (int k = 0; k < PER; ++k) {
     const int i = first + threadIdx.x + k * BLOCK;
     if (!held(k)) continue;
-    if constexpr (PRELOAD)
+    if constexpr (PRELOAD) {
       out[i] = normalize<T, V, RMS>(v[k], w_held[k], RMS ? nullptr : &b_held[RMS ? 0 : k], mean, rstd);
-    else
-      out[i] = normalize<T, V, RMS>(v[k], w_vec[i], RMS ? nullptr : b_vec + i, mean, rstd);
+    } else {
+      const R w_raw = param_vec<T, V, R, SHIFTED>(w, head, i);
+      const R b_raw = RMS ? w_raw : param_vec<T, V, R, SHIFTED>(b, head, i);
+      out[i] = normalize<T, V, RMS>(v[k], w_raw, &b_raw, mean, rstd);
+    }
   }
+  if (SHIFTED && loose_col >= 0) row_y[loose_col] = normalize_one<T, RMS>(lv, w, b, loose_col, mean, rstd);
   cluster_wait();
 }
 

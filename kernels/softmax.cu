@@ -17,8 +17,10 @@
 //     Launch: grid rows, block BLOCK.
 //
 // All take (const T* x, T* y, long long rows, int cols, float2* partials, unsigned* counters):
-// rows are cols elements apart, and (cols * sizeof(T)) % VEC_BYTES == 0 so every row starts
-// aligned for vector loads. The workspace (partials, counters) serves the split kernel only; the
+// rows are cols elements apart. For most kernels (cols * sizeof(T)) % VEC_BYTES == 0, so every
+// row starts aligned for vector loads; the register and cluster kernels take any row length, its
+// elements off the vector boundaries one at a time (elementwise.cuh's ShiftedRow), y's rows lying
+// as x's do. The workspace (partials, counters) serves the split kernel only; the
 // others leave the two trailing arguments out of their signatures (a launch passes extra
 // arguments a kernel does not declare without harm).
 #include "elementwise.cuh"
@@ -97,24 +99,41 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
   using namespace softmax_detail;
   using R = typename Raw<VEC_BYTES>::type;
   constexpr int V = VEC_BYTES / sizeof(T);
-  constexpr int VECS = COLS / V;                                  // vectors per row
+  constexpr int VECS = COLS / V;                                  // whole vectors per row (at most)
   constexpr int PER = (VECS + ROW_THREADS - 1) / ROW_THREADS;    // vectors per thread
-  static_assert(COLS % V == 0, "rows are whole vectors");
+  // Rows that are no whole number of vectors start off vector boundaries: ShiftedRow's loose
+  // elements, LOOSE per thread at most, beside the whole vectors from the row's first aligned one.
+  constexpr bool SHIFTED = COLS % V != 0;
+  constexpr int LOOSE = SHIFTED ? (ShiftedRow<T, VEC_BYTES>::MAX_LOOSE + ROW_THREADS - 1) / ROW_THREADS : 1;
   __shared__ float scratch[ROWS_PER_BLOCK][ROW_THREADS > 32 ? ROW_THREADS / 32 : 1];
 
   const int lane = threadIdx.x % ROW_THREADS;
   const long long row = (long long)blockIdx.x * ROWS_PER_BLOCK + threadIdx.x / ROW_THREADS;
   const bool active = row < rows;  // inactive threads still take part in the block's barriers
-  const R* in = reinterpret_cast<const R*>(x + (active ? row : 0) * COLS);
-  R* out = reinterpret_cast<R*>(y + (active ? row : 0) * COLS);
+  const T* row_x = x + (active ? row : 0) * COLS;
+  T* row_y = y + (active ? row : 0) * COLS;
+  int head = 0, vecs = VECS, loose = 0;
+  if constexpr (SHIFTED) {
+    const ShiftedRow<T, VEC_BYTES> split(row_x, COLS);
+    head = split.head, vecs = split.vecs, loose = split.loose;
+  }
+  const R* in = reinterpret_cast<const R*>(row_x + head);
+  R* out = reinterpret_cast<R*>(row_y + head);
+  const auto held = [&](int k) {
+    return active && ((!SHIFTED && VECS % ROW_THREADS == 0) || lane + k * ROW_THREADS < vecs);
+  };
+  // Loose element q of this thread: the row's (lane + q * ROW_THREADS)-th.
+  const auto loose_col = [&](int q) {
+    const int t = lane + q * ROW_THREADS;
+    return t < head ? t : head + vecs * V + (t - head);
+  };
 
-  float v[PER][V];
+  float v[PER][V], lv[LOOSE];
   float m = neg_inf();
 #pragma unroll
   for (int k = 0; k < PER; ++k) {
-    const int i = lane + k * ROW_THREADS;
-    if (active && (VECS % ROW_THREADS == 0 || i < VECS)) {
-      unpack<T, V>(in[i], v[k]);
+    if (held(k)) {
+      unpack<T, V>(in[lane + k * ROW_THREADS], v[k]);
     } else {
 #pragma unroll
       for (int j = 0; j < V; ++j) v[k][j] = neg_inf();
@@ -122,19 +141,32 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
 #pragma unroll
     for (int j = 0; j < V; ++j) m = fmaxf(m, v[k][j]);
   }
+#pragma unroll
+  for (int q = 0; q < LOOSE; ++q) {
+    lv[q] = SHIFTED && active && lane + q * ROW_THREADS < loose ? to_float(row_x[loose_col(q)]) : neg_inf();
+    m = fmaxf(m, lv[q]);
+  }
   m = group_reduce<ROW_THREADS, ROWS_PER_BLOCK>(m, MaxOp{}, scratch);
   float s = exp_slice<V, PER>(v, m);
+#pragma unroll
+  for (int q = 0; q < LOOSE; ++q) {
+    lv[q] = exp_minus(lv[q], m);
+    s += lv[q];
+  }
   s = group_reduce<ROW_THREADS, ROWS_PER_BLOCK>(s, SumOp{}, scratch);
   const float inv = 1.0f / s;
 #pragma unroll
   for (int k = 0; k < PER; ++k) {
-    const int i = lane + k * ROW_THREADS;
-    if (active && (VECS % ROW_THREADS == 0 || i < VECS)) {
+    if (held(k)) {
 #pragma unroll
       for (int j = 0; j < V; ++j) v[k][j] *= inv;
-      out[i] = pack<T, V, R>(v[k]);
+      out[lane + k * ROW_THREADS] = pack<T, V, R>(v[k]);
     }
   }
+  if constexpr (SHIFTED)
+#pragma unroll
+    for (int q = 0; q < LOOSE; ++q)
+      if (active && lane + q * ROW_THREADS < loose) row_y[loose_col(q)] = from_float<T>(lv[q] * inv);
 }
 
 template <typename T, int VEC_BYTES, int BLOCK, int UNROLL>
@@ -396,19 +428,32 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
   constexpr int VECS = COLS / V;
   constexpr int SLICE = (VECS + CLUSTER - 1) / CLUSTER;  // vectors per block
   constexpr int PER = (SLICE + BLOCK - 1) / BLOCK;       // vectors per thread
-  static_assert(COLS % V == 0, "rows are whole vectors");
+  // Rows that are no whole number of vectors: ShiftedRow's loose elements (fewer than BLOCK) go
+  // one to a thread of the cluster's first block, beside the whole vectors.
+  constexpr bool SHIFTED = COLS % V != 0;
+  static_assert(!SHIFTED || ShiftedRow<T, VEC_BYTES>::MAX_LOOSE <= BLOCK, "a loose element per thread at most");
   __shared__ float scratch[1][BLOCK > 32 ? BLOCK / 32 : 1];
   __shared__ float partial[2];  // this block's maximum and sum, read by the whole cluster
 
   const unsigned rank = cluster_rank();
   const long long row = blockIdx.x / CLUSTER;  // whole clusters per row: every block has a row
+  const T* row_x = x + row * COLS;
+  T* row_y = y + row * COLS;
+  int head = 0, vecs = VECS, loose_col = -1;
+  if constexpr (SHIFTED) {
+    const ShiftedRow<T, VEC_BYTES> split(row_x, COLS);
+    head = split.head, vecs = split.vecs;
+    if (rank == 0 && (int)threadIdx.x < split.loose) loose_col = split.loose_col(threadIdx.x);
+  }
   const int first = rank * SLICE;
-  const int end = first + SLICE < VECS ? first + SLICE : VECS;
-  const R* in = reinterpret_cast<const R*>(x + row * COLS);
-  R* out = reinterpret_cast<R*>(y + row * COLS);
+  const int end = first + SLICE < vecs ? first + SLICE : vecs;
+  const R* in = reinterpret_cast<const R*>(row_x + head);
+  R* out = reinterpret_cast<R*>(row_y + head);
 
   float v[PER][V];
   float m = load_slice<T, V, PER, BLOCK>(in, first, end, v);
+  float lv = SHIFTED && loose_col >= 0 ? to_float(row_x[loose_col]) : neg_inf();
+  m = fmaxf(m, lv);
   m = group_reduce<BLOCK, 1>(m, MaxOp{}, scratch);
   if (threadIdx.x == 0) partial[0] = m;
   cluster_sync();
@@ -416,6 +461,8 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
   for (int r = 0; r < CLUSTER; ++r) m = fmaxf(m, load_from_block(&partial[0], r));
 
   float s = exp_slice<V, PER>(v, m);
+  lv = exp_minus(lv, m);
+  s += lv;
   s = group_reduce<BLOCK, 1>(s, SumOp{}, scratch);
   if (threadIdx.x == 0) partial[1] = s;
   cluster_sync();
@@ -426,6 +473,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
   cluster_sync();
   const float inv = 1.0f / s;
   store_slice<T, V, PER, BLOCK>(out, first, end, v, inv);
+  if (SHIFTED && loose_col >= 0) row_y[loose_col] = from_float<T>(lv * inv);
 }
 
 template <typename T, int COLS, int BLOCK, int CLUSTER>
