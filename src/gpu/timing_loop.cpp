@@ -1,68 +1,40 @@
 #include "gpu/timing_loop.hpp"
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <thread>
 
-#include <fmt/format.h>
-
-#include "measure/kernel_samples.hpp"
-#include "cuda/check.hpp"
-#include "util/error.hpp"
 #include "cuda/resources.hpp"
+#include "gpu/cooldown.hpp"
+#include "gpu/cupti_samples.hpp"
+#include "gpu/event_samples.hpp"
 #include "gpu/gpu_context.hpp"
+#include "gpu/held_stream.hpp"
 
 namespace ktune {
 namespace {
 
-// Enqueues `count` samples and returns their times once the last one has finished. Enqueuing a
-// few at a time keeps the GPU busy without letting the host run far ahead of the stopping rule.
-// works[i] is sample i's work.
+// Enqueues `count` samples and returns their times once the last one has finished, by the
+// context's method: the events timer (event_samples), with the stream held while a batch is
+// enqueued (held_stream), a rest before each sample (cooldown), the kernels' own timestamps
+// (cupti_samples). Enqueuing a few at a time keeps the GPU busy without letting the host run far
+// ahead of the stopping rule. works[i] is sample i's work.
 std::vector<double> timed_batch(GpuContext& gpu, const std::vector<const std::function<void()>*>& works,
                                 std::vector<cuda::Event>& events) {
   const int count = static_cast<int>(works.size());
-  while (events.size() < static_cast<size_t>(2 * count)) events.emplace_back();
   const TimingMethod& method = gpu.timing();
   auto enqueue = [&](int from, int to) {
-    if (method.hold) gpu.hold_stream();
-    for (int i = from; i < to; ++i) {
-      gpu.flush_l2();
-      KTUNE_CUDA(cudaEventRecord(events[2 * i].get(), gpu.stream()));
-      (*works[i])();
-      KTUNE_CUDA(cudaEventRecord(events[2 * i + 1].get(), gpu.stream()));
-    }
-    if (method.hold) gpu.release_stream();
+    HeldStream held(gpu, method.hold);
+    enqueue_event_samples(gpu, works, from, to, events);
   };
   if (method.cooldown_ms > 0) {
-    // One isolated sample at a time: the GPU has finished everything and idled before each.
-    for (int i = 0; i < count; ++i) {
-      KTUNE_CUDA(cudaStreamSynchronize(gpu.stream()));
-      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(method.cooldown_ms));
+    for (int i = 0; i < count; ++i) {  // one isolated sample at a time
+      cool_down(gpu, method.cooldown_ms);
       enqueue(i, i + 1);
     }
   } else {
     enqueue(0, count);
   }
-  KTUNE_CUDA(cudaEventSynchronize(events[2 * count - 1].get()));
-  std::vector<double> ms(count);
-  for (int i = 0; i < count; ++i) {
-    float t = 0;
-    KTUNE_CUDA(cudaEventElapsedTime(&t, events[2 * i].get(), events[2 * i + 1].get()));
-    ms[i] = t;
-  }
-  if (gpu.timing().timer == "cupti") {
-    // The same samples, timed by the GPU's own kernel stamps: the last `count` samples CUPTI saw
-    // (earlier ones were flushed away after the previous batch).
-    std::vector<SampleTime> kernel_times = gpu.cupti_samples();
-    if (kernel_times.size() < static_cast<size_t>(count))
-      throw Error(fmt::format("CUPTI delivered {} samples for a batch of {}", kernel_times.size(), count));
-    for (int i = 0; i < count; ++i) {
-      const SampleTime& k = kernel_times[kernel_times.size() - static_cast<size_t>(count) + static_cast<size_t>(i)];
-      if (k.kernels == 0) throw Error("CUPTI saw no kernel in a timed sample");
-      ms[i] = k.busy_ms();
-    }
-  }
+  std::vector<double> ms = event_sample_times(events, count);
+  if (method.timer == "cupti") take_cupti_times(gpu, ms);
   return ms;
 }
 
