@@ -7,6 +7,7 @@
 
 #include "bench/compare.hpp"
 #include "families/family.hpp"
+#include "util/table_text.hpp"
 
 namespace ktune {
 namespace {
@@ -45,12 +46,6 @@ std::string summary_line(const CompareReport& r) {
   return s;
 }
 
-std::string md_cell(std::string text) {
-  std::string out;
-  for (char ch : text) out += ch == '|' ? std::string("\\|") : ch == '\n' ? std::string(" ") : std::string(1, ch);
-  return out;
-}
-
 enum class Section { changed, same, controls };
 
 Section section_of(const Comparison& c) {
@@ -69,13 +64,13 @@ std::string md_rows(const CompareReport& r, Section section) {
     const std::string verdict = bad ? fmt::format("**{}**", verdict_text(c)) : verdict_text(c);
     if (c.result.verdict == Verdict::failed) {
       md += fmt::format("| {} | {} | {} | — | {:.4f} | — | — | — | — | — | — | {} / 0 | {} |\n", verdict,
-                        describe(c.problem), md_cell(c.kernel()), c.base_median_ms, c.n_base, md_cell(why_text(c)));
+                        describe(c.problem), markdown_cell(c.kernel()), c.base_median_ms, c.n_base, markdown_cell(why_text(c)));
       continue;
     }
     md += fmt::format("| {} | {} | {} | {} | {:.4f} | {:.4f} | {} | {} | {} | {} | {} | {} / {} | {} |\n", verdict,
-                      describe(c.problem), md_cell(c.kernel()), basis_text(c), c.base_median_ms, c.new_median_ms,
+                      describe(c.problem), markdown_cell(c.kernel()), basis_text(c), c.base_median_ms, c.new_median_ms,
                       ratio_text(c.base_x), ratio_text(c.new_x), percent(c.result.change.estimate), interval(c.result.change),
-                      p_text(c.result.test.p_value), c.n_base, c.n_new, md_cell(why_text(c)));
+                      p_text(c.result.test.p_value), c.n_base, c.n_new, markdown_cell(why_text(c)));
   }
   return md;
 }

@@ -12,19 +12,10 @@
 #include <set>
 
 #include "report/writers.hpp"
+#include "util/table_text.hpp"
 
 namespace ktune {
 namespace {
-
-std::string field(std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + '"';
-}
 
 std::string number(double v) { return fmt::format("{}", v); }
 
@@ -61,7 +52,7 @@ std::string report_to_csv(const Report& report) {
 
   std::string out;
   auto line = [&out](const std::vector<std::string>& cells) {
-    for (size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + field(cells[i]);
+    for (size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + csv_field(cells[i]);
     out += "\n";
   };
   line(header);

@@ -6,18 +6,12 @@
 
 #include "families/family.hpp"
 #include "report/writers.hpp"
+#include "util/table_text.hpp"
 
 namespace ktune {
 namespace {
 
 constexpr size_t kTopCandidates = 10;
-
-// Table cells must not break the table.
-std::string cell(std::string s) {
-  for (char& c : s)
-    if (c == '|' || c == '\n') c = ' ';
-  return s;
-}
 
 std::string pct(double v) { return fmt::format("{:.1f}%", v); }
 
@@ -34,7 +28,7 @@ std::string report_to_markdown(const Report& report) {
   md += fmt::format("## Ceilings ({})\n\n{}\n\n| roof | value | measured with |\n|---|---|---|\n", c.source,
                     ceilings_note(c));
   for (const CeilingRow& row : ceiling_rows(c))
-    md += fmt::format("| {} | {} | {} |\n", row.roof, row.value, cell(row.how));
+    md += fmt::format("| {} | {} | {} |\n", row.roof, row.value, markdown_cell(row.how));
   if (const std::string above = above_roof_note(report); !above.empty()) md += "\n" + above + "\n";
   // Headers name the rate unit and the baseline's provider when every problem shares them;
   // otherwise a baseline column names the provider and cells carry their unit (as report_html.cpp).
@@ -53,13 +47,13 @@ std::string report_to_markdown(const Report& report) {
     if (p.winner && p.baseline)
       ratio = fmt::format("{:.3f}x", p.records[*p.baseline].median_ms / p.records[*p.winner].median_ms);
     const std::string provider =
-        ref.empty() ? (p.baseline_source.empty() ? "— | " : cell(baseline_name(p)) + " | ") : "";
-    md += fmt::format("| {} | {:.1f} | {:.1f} | {} | {} | {}{} | {} |\n", cell(problem_label(report, p)), p.intensity,
+        ref.empty() ? (p.baseline_source.empty() ? "— | " : markdown_cell(baseline_name(p)) + " | ") : "";
+    md += fmt::format("| {} | {:.1f} | {:.1f} | {} | {} | {}{} | {} |\n", markdown_cell(problem_label(report, p)), p.intensity,
                       p.ridge, p.bound, figures(p.winner), provider, figures(p.baseline), ratio);
   }
 
   for (const ReportProblem& p : report.problems) {
-    md += fmt::format("\n### {}\n\n", cell(describe(p.problem)));
+    md += fmt::format("\n### {}\n\n", markdown_cell(describe(p.problem)));
     md += fmt::format("FLOPs {:.4g} · min bytes {:.4g} · intensity {:.1f} FLOP/B · ridge {:.1f} FLOP/B → "
                       "{}-bound · roofs {:.0f} TFLOPS, {:.0f} GB/s ({})\n\n",
                       p.cost.flops, p.cost.min_bytes, p.intensity, p.ridge, p.bound, p.roofs.compute_tflops,
@@ -69,7 +63,7 @@ std::string report_to_markdown(const Report& report) {
     md += fmt::format("Candidates: {}.\n\n", counts);
     md += fmt::format("| # | source | config | median ms | TFLOPS | GB/s | % compute roof | % memory roof | vs {} "
                       "| GPU | note |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
-                      cell(baseline_name(p)));
+                      markdown_cell(baseline_name(p)));
     size_t shown = 0;
     for (size_t i = 0; i < p.records.size(); ++i) {
       const ReportRecord& r = p.records[i];
@@ -77,9 +71,9 @@ std::string report_to_markdown(const Report& report) {
       if (!is_baseline && shown >= kTopCandidates) continue;
       if (!is_baseline) ++shown;
       md += fmt::format("| {} | {} | {} | {:.4f} | {:.1f} | {:.0f} | {} | {} | {} | {} | {} |\n",
-                        is_baseline ? "ref" : std::to_string(shown), provider_name(r.source), cell(record_config(r)),
+                        is_baseline ? "ref" : std::to_string(shown), provider_name(r.source), markdown_cell(record_config(r)),
                         r.median_ms, r.roof.achieved_tflops, r.roof.achieved_gbps, pct(r.roof.pct_compute_roof),
-                        pct(r.roof.pct_memory_roof), ratio_text(r.ratio_vs_baseline), r.clocks.empty() ? "—" : cell(r.clocks),
+                        pct(r.roof.pct_memory_roof), ratio_text(r.ratio_vs_baseline), r.clocks.empty() ? "—" : markdown_cell(r.clocks),
                         record_note(p, i));
     }
   }

@@ -11,6 +11,7 @@
 #include "store/record_json.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/table_text.hpp"
 
 namespace ktune {
 
@@ -18,17 +19,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-std::string csv_field(std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
 
 // Shortest text that reads back to the same double.
 std::string number(double v) { return fmt::format("{}", v); }
