@@ -31,6 +31,7 @@
 #include "families/attention_reference.hpp"
 #include "core/attention_shape.hpp"
 #include "families/elementwise.hpp"
+#include "families/cudnn_baseline.hpp"
 #include "families/family.hpp"
 #include "gpu/gpu_context.hpp"
 #include "util/error.hpp"
@@ -69,35 +70,12 @@ constexpr int64_t kSplitKvCounters = 1 << 16;
 // arithmetic over the row and an approximate exp2/log2 in the kernels, on values of a few units.
 constexpr double kLseSlack = 2e-3;
 
-// cuDNN's fused attention, or nothing (and why).
-struct CudnnSdpaBaseline {
-  std::optional<cuda::CudnnHandle> handle;
-  std::optional<cuda::CudnnSdpa> sdpa;
-  std::optional<cuda::DeviceBuffer> workspace;
-  std::string why_not;
-
-  CudnnSdpaBaseline(const AttentionShape& s, const std::string& dtype, cudaStream_t stream) {
-    if (!cuda::cudnn_available()) {
-      why_not = cuda::cudnn_unavailable_reason();
-      return;
-    }
-    try {
-      handle.emplace(stream);
-      sdpa.emplace(*handle, dtype, s);
-      workspace.emplace(std::max<size_t>(sdpa->workspace_bytes(), 256));
-    } catch (const Error& e) {
-      sdpa.reset();
-      handle.reset();
-      why_not = e.what();
-    }
-  }
-};
-
 class AttentionWorkload : public Workload {
  public:
   AttentionWorkload(const Problem& p, GpuContext& gpu, uint64_t seed)
       : Workload(gpu), gpu_(gpu), dtype_(p.dtype), shape_(shape_of(p)), unfused_(gpu, shape_, dtype_),
-        cudnn_(shape_, dtype_, gpu.stream()) {
+        cudnn_(gpu.stream(), dtype_, shape_) {
+    if (cudnn_.op) cudnn_workspace_.emplace(std::max<size_t>(cudnn_.op->workspace_bytes(), 256));
     const int64_t eb = element_bytes(dtype_);
     q_ = buffers_.add("Q", BufferRole::input, shape_.q_elements() * eb);
     k_ = buffers_.add("K", BufferRole::input, shape_.kv_elements() * eb);
@@ -163,17 +141,17 @@ class AttentionWorkload : public Workload {
 
   std::vector<BaselineInfo> baselines() const override {
     std::vector<BaselineInfo> out;
-    if (cudnn_.sdpa)
+    if (cudnn_.op)
       out.push_back({"cudnn", fmt::format("cuDNN {} fused SDPA forward ({}, {})", cuda::cudnn_version_text(), dtype_,
-                                          cudnn_.sdpa->engine())});
+                                          cudnn_.op->engine())});
     out.push_back({"cublas", unfused_.name()});
     // Without cuDNN the unfused attention is the yardstick, and the results say why.
-    if (!cudnn_.sdpa) out.push_back({"cudnn", "cuDNN fused SDPA forward", true, cudnn_.why_not});
+    if (!cudnn_.op) out.push_back({"cudnn", "cuDNN fused SDPA forward", true, cudnn_.why_not});
     return out;
   }
   void run_baseline(size_t which) override {
-    if (cudnn_.sdpa && which == 0) {
-      cudnn_.sdpa->run(q_, k_, v_, o_, lse_, cudnn_.workspace->get(), gpu_.stream());
+    if (cudnn_.op && which == 0) {
+      cudnn_.op->run(q_, k_, v_, o_, lse_, cudnn_workspace_->get(), gpu_.stream());
       return;
     }
     unfused_.run(q_, k_, v_, o_, lse_);
@@ -186,7 +164,8 @@ class AttentionWorkload : public Workload {
   std::string dtype_;
   AttentionShape shape_;
   UnfusedAttention unfused_;
-  CudnnSdpaBaseline cudnn_;
+  CudnnBaseline<cuda::CudnnSdpa> cudnn_;
+  std::optional<cuda::DeviceBuffer> cudnn_workspace_;
   ErrorStats unfused_error_, unfused_lse_error_;
   void *q_ = nullptr, *k_ = nullptr, *v_ = nullptr, *o_ = nullptr, *partials_ = nullptr, *arrivals_ = nullptr;
   float *lse_ = nullptr, *ref_o_ = nullptr, *ref_lse_ = nullptr;

@@ -18,6 +18,7 @@
 #include "cuda/check.hpp"
 #include "cuda/cudnn.hpp"
 #include "families/elementwise.hpp"
+#include "families/cudnn_baseline.hpp"
 #include "families/family.hpp"
 #include "gpu/copy_roof.hpp"
 #include "gpu/gpu_context.hpp"
@@ -44,34 +45,12 @@ float parse_eps(const Problem& p) { return std::stof(p.option("eps")); }
 // The statistics are fp32 in every dtype: a few fp32 roundings of sums over a row.
 constexpr double kStatsAtol = 1e-5, kStatsRtol = 1e-4;
 
-// cuDNN's normalization, or nothing (and why) where cuDNN does not load or refuses the problem.
-struct CudnnNormBaseline {
-  std::optional<cuda::CudnnHandle> handle;
-  std::optional<cuda::CudnnNorm> norm;
-  std::string why_not;
-
-  CudnnNormBaseline(CudnnNormKind kind, const Problem& p, cudaStream_t stream) {
-    if (!cuda::cudnn_available()) {
-      why_not = cuda::cudnn_unavailable_reason();
-      return;
-    }
-    try {
-      handle.emplace(stream);
-      norm.emplace(*handle, kind, p.dtype, p.dims.at("rows"), p.dims.at("cols"), /*with_bias=*/!is_rms(kind));
-    } catch (const Error& e) {
-      norm.reset();
-      handle.reset();
-      why_not = e.what();
-    }
-  }
-};
-
 class NormWorkload : public Workload {
  public:
   NormWorkload(CudnnNormKind kind, const Problem& p, GpuContext& gpu, uint64_t seed)
       : Workload(gpu), kind_(kind), gpu_(gpu), dtype_(p.dtype), rows_(p.dims.at("rows")),
         cols_(static_cast<int>(p.dims.at("cols"))), eps_(parse_eps(p)), copy_(traffic_bytes(kind, p)),
-        cudnn_(kind, p, gpu.stream()) {
+        cudnn_(gpu.stream(), kind, p.dtype, p.dims.at("rows"), p.dims.at("cols"), /*with_bias=*/!is_rms(kind)) {
     const int64_t n = rows_ * cols_, e = element_bytes(dtype_);
     x_ = buffers_.add("X", BufferRole::input, n * e);
     w_ = buffers_.add("W", BufferRole::input, cols_ * e);
@@ -83,8 +62,8 @@ class NormWorkload : public Workload {
     ref_rstd_ = static_cast<float*>(buffers_.add("reference rstd", BufferRole::reference, rows_ * sizeof(float)));
     if (!is_rms(kind_))
       ref_mean_ = static_cast<float*>(buffers_.add("reference mean", BufferRole::reference, rows_ * sizeof(float)));
-    if (cudnn_.norm && cudnn_.norm->workspace_bytes() > 0)
-      cudnn_workspace_ = buffers_.add("cuDNN workspace", BufferRole::workspace, cudnn_.norm->workspace_bytes());
+    if (cudnn_.op && cudnn_.op->workspace_bytes() > 0)
+      cudnn_workspace_ = buffers_.add("cuDNN workspace", BufferRole::workspace, cudnn_.op->workspace_bytes());
     gpu_.fill_normal(x_, dtype_, n, seed, 2.0f);
     gpu_.fill_normal(w_, dtype_, cols_, seed + 1, 1.0f);
     if (b_) gpu_.fill_normal(b_, dtype_, cols_, seed + 2, 1.0f);
@@ -122,15 +101,15 @@ class NormWorkload : public Workload {
   }
   std::vector<BaselineInfo> baselines() const override {
     std::vector<BaselineInfo> out;
-    if (cudnn_.norm)
+    if (cudnn_.op)
       out.push_back({"cudnn", fmt::format("cuDNN {} graph {} forward (training, {}, {})", cuda::cudnn_version_text(),
-                                          is_rms(kind_) ? "RMSNorm" : "LayerNorm", dtype_, cudnn_.norm->engine())});
+                                          is_rms(kind_) ? "RMSNorm" : "LayerNorm", dtype_, cudnn_.op->engine())});
     out.push_back(copy_.info());
     return out;
   }
   void run_baseline(size_t which) override {
-    if (cudnn_.norm && which == 0) {
-      cudnn_.norm->run(x_, w_, b_, eps_, y_, mean_, rstd_, gpu_.stream(), cudnn_workspace_);
+    if (cudnn_.op && which == 0) {
+      cudnn_.op->run(x_, w_, b_, eps_, y_, mean_, rstd_, gpu_.stream(), cudnn_workspace_);
       return;
     }
     copy_.run(gpu_.stream());
@@ -144,7 +123,7 @@ class NormWorkload : public Workload {
   int cols_;
   float eps_;
   CopyRoof copy_;
-  CudnnNormBaseline cudnn_;
+  CudnnBaseline<cuda::CudnnNorm> cudnn_;
   void *x_ = nullptr, *w_ = nullptr, *b_ = nullptr, *y_ = nullptr, *cudnn_workspace_ = nullptr;
   float *mean_ = nullptr, *rstd_ = nullptr, *ref_ = nullptr, *ref_mean_ = nullptr, *ref_rstd_ = nullptr;
 };

@@ -15,6 +15,7 @@
 #include "cuda/check.hpp"
 #include "cuda/cudnn.hpp"
 #include "families/elementwise.hpp"
+#include "families/cudnn_baseline.hpp"
 #include "families/family.hpp"
 #include "gpu/copy_roof.hpp"
 #include "gpu/gpu_context.hpp"
@@ -36,33 +37,11 @@ int64_t traffic_bytes(const Problem& p) {
   return 2 * p.dims.at("rows") * p.dims.at("cols") * element_bytes(p.dtype);
 }
 
-// cuDNN's softmax, or nothing (and why) where cuDNN does not load or refuses the problem.
-struct CudnnSoftmaxBaseline {
-  std::optional<cuda::CudnnHandle> handle;
-  std::optional<cuda::CudnnSoftmax> softmax;
-  std::string why_not;
-
-  CudnnSoftmaxBaseline(const Problem& p, cudaStream_t stream) {
-    if (!cuda::cudnn_available()) {
-      why_not = cuda::cudnn_unavailable_reason();
-      return;
-    }
-    try {
-      handle.emplace(stream);
-      softmax.emplace(*handle, p.dtype, p.dims.at("rows"), p.dims.at("cols"));
-    } catch (const Error& e) {
-      softmax.reset();
-      handle.reset();
-      why_not = e.what();
-    }
-  }
-};
-
 class SoftmaxWorkload : public Workload {
  public:
   SoftmaxWorkload(const Problem& p, GpuContext& gpu, uint64_t seed)
       : Workload(gpu), gpu_(gpu), dtype_(p.dtype), rows_(p.dims.at("rows")), cols_(static_cast<int>(p.dims.at("cols"))),
-        copy_(traffic_bytes(p)), cudnn_(p, gpu.stream()) {
+        copy_(traffic_bytes(p)), cudnn_(gpu.stream(), p.dtype, p.dims.at("rows"), p.dims.at("cols")) {
     const int64_t n = rows_ * cols_;
     x_ = buffers_.add("X", BufferRole::input, n * element_bytes(dtype_));
     y_ = buffers_.add("Y", BufferRole::output, n * element_bytes(dtype_));
@@ -98,15 +77,15 @@ class SoftmaxWorkload : public Workload {
   }
   std::vector<BaselineInfo> baselines() const override {
     std::vector<BaselineInfo> out;
-    if (cudnn_.softmax)
+    if (cudnn_.op)
       out.push_back({"cudnn", fmt::format("cudnnSoftmaxForward (accurate, instance, {}) cuDNN {}", dtype_,
                                           cuda::cudnn_version_text())});
     out.push_back(copy_.info());
     return out;
   }
   void run_baseline(size_t which) override {
-    if (cudnn_.softmax && which == 0) {
-      cudnn_.softmax->run(x_, y_, gpu_.stream());
+    if (cudnn_.op && which == 0) {
+      cudnn_.op->run(x_, y_, gpu_.stream());
       return;
     }
     copy_.run(gpu_.stream());
@@ -118,7 +97,7 @@ class SoftmaxWorkload : public Workload {
   long long rows_;
   int cols_;
   CopyRoof copy_;
-  CudnnSoftmaxBaseline cudnn_;
+  CudnnBaseline<cuda::CudnnSoftmax> cudnn_;
   void *x_ = nullptr, *y_ = nullptr;
   float* ref_ = nullptr;
   void *partials_ = nullptr, *counters_ = nullptr;
