@@ -72,6 +72,26 @@ struct ShiftedRow {
   __device__ __forceinline__ int loose_col(int t) const { return t < head ? t : head + vecs * V + (t - head); }
 };
 
+// One block's share of a row split over a cluster of blocks of SLICE whole vectors each: whole
+// vectors [first, end) counted from column head, and, where the row is shifted (ShiftedRow), one
+// of its loose elements for each of the first block's first threads (loose_col, else -1).
+template <typename T, int VEC_BYTES, int COLS, int SLICE>
+struct ClusterSlice {
+  static constexpr int V = VEC_BYTES / sizeof(T);
+  static constexpr bool SHIFTED = COLS % V != 0;
+  int head = 0, first, end, loose_col = -1;
+  __device__ __forceinline__ ClusterSlice(const T* row, unsigned rank) {
+    int vecs = COLS / V;
+    if constexpr (SHIFTED) {
+      const ShiftedRow<T, VEC_BYTES> split(row, COLS);
+      head = split.head, vecs = split.vecs;
+      if (rank == 0 && static_cast<int>(threadIdx.x) < split.loose) loose_col = split.loose_col(threadIdx.x);
+    }
+    first = rank * SLICE;
+    end = first + SLICE < vecs ? first + SLICE : vecs;
+  }
+};
+
 // Two adjacent elements of T as fp32, and back (rounded to nearest), for kernels that work in
 // pairs. A pair of a 2-byte type is one 32-bit word, the first element in its low half, and one
 // paired instruction converts it each way where one element at a time would take two or three

@@ -439,14 +439,8 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
   const long long row = blockIdx.x / CLUSTER;  // whole clusters per row: every block has a row
   const T* row_x = x + row * COLS;
   T* row_y = y + row * COLS;
-  int head = 0, vecs = VECS, loose_col = -1;
-  if constexpr (SHIFTED) {
-    const ShiftedRow<T, VEC_BYTES> split(row_x, COLS);
-    head = split.head, vecs = split.vecs;
-    if (rank == 0 && (int)threadIdx.x < split.loose) loose_col = split.loose_col(threadIdx.x);
-  }
-  const int first = rank * SLICE;
-  const int end = first + SLICE < vecs ? first + SLICE : vecs;
+  const ClusterSlice<T, VEC_BYTES, COLS, SLICE> slice(row_x, rank);
+  const int head = slice.head, first = slice.first, end = slice.end, loose_col = slice.loose_col;
   const R* in = reinterpret_cast<const R*>(row_x + head);
   R* out = reinterpret_cast<R*>(row_y + head);
 

@@ -14,10 +14,6 @@
 #include "run_ktune.hpp"
 #include "util/fs.hpp"
 
-#ifndef KTUNE_SOURCE_DIR
-#define KTUNE_SOURCE_DIR "."
-#endif
-
 namespace ktune {
 namespace {
 

@@ -11,10 +11,6 @@
 #include "space/sweep_config.hpp"
 #include "util/error.hpp"
 
-#ifndef KTUNE_SOURCE_DIR
-#define KTUNE_SOURCE_DIR "."
-#endif
-
 namespace ktune {
 namespace {
 

@@ -17,10 +17,6 @@
 #include "util/fs.hpp"
 #include "run_ktune.hpp"
 
-#ifndef KTUNE_SOURCE_DIR
-#define KTUNE_SOURCE_DIR "."
-#endif
-
 namespace ktune {
 namespace {
 

@@ -11,10 +11,6 @@
 #include "families/family.hpp"
 #include "store/gbench_json.hpp"
 
-#ifndef KTUNE_SOURCE_DIR
-#define KTUNE_SOURCE_DIR "."
-#endif
-
 namespace ktune {
 namespace {
 

@@ -9,10 +9,6 @@
 #include <string>
 #include <vector>
 
-#ifndef KTUNE_SOURCE_DIR
-#define KTUNE_SOURCE_DIR "."
-#endif
-
 namespace ktune {
 namespace {
 

@@ -26,10 +26,6 @@
 #include "util/error.hpp"
 #include "util/fs.hpp"
 
-#ifndef KTUNE_SOURCE_DIR
-#define KTUNE_SOURCE_DIR "."
-#endif
-
 namespace ktune {
 namespace {
 

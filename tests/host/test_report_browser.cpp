@@ -25,10 +25,6 @@
 #include "store/results.hpp"
 #include "util/fs.hpp"
 
-#ifndef KTUNE_SOURCE_DIR
-#define KTUNE_SOURCE_DIR "."
-#endif
-
 namespace ktune {
 namespace {
 

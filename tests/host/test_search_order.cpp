@@ -24,10 +24,6 @@
 #include "tune/compile_candidates.hpp"
 #include "tune/search_order.hpp"
 
-#ifndef KTUNE_SOURCE_DIR
-#define KTUNE_SOURCE_DIR "."
-#endif
-
 namespace ktune {
 namespace {
 

@@ -17,10 +17,6 @@
 #ifndef KTUNE_BINARY
 #define KTUNE_BINARY "ktune"
 #endif
-#ifndef KTUNE_SOURCE_DIR
-#define KTUNE_SOURCE_DIR "."
-#endif
-
 namespace ktune {
 namespace {
 
