@@ -4,9 +4,10 @@
 //   dx = (g - (xhat * mean(g * xhat) + mean(g))) * rstd     (the means over the row)
 //   dw = sum over rows of dy * xhat,   db = sum over rows of dy
 //
-//   ktune_layernorm_bwd<T, COLS, VEC_BYTES, ROW_THREADS>
+//   ktune_layernorm_bwd<T, COLS, VEC_BYTES, ROW_THREADS, PREFETCH>
 //     A persistent grid of blocks of ROW_THREADS threads, each block taking rows blockIdx.x,
-//     blockIdx.x + gridDim.x, ...: a thread owns the same columns in every row, so it keeps w in
+//     blockIdx.x + gridDim.x, ... (PREFETCH 1: the next row's loads issued before this row's
+//     reduction, so they overlap it; the two row sums in one exchange): a thread owns the same columns in every row, so it keeps w in
 //     registers and its partial dw and db in its own slots of shared memory across rows (stage 1
 //     of the weight gradients' reduction, over the block's rows). Stage 2 adds each block's partials into the fp32 workspace `acc`
 //     (2 * cols floats) with atomics; the last block to arrive (counted in `arrivals`) rounds
@@ -20,7 +21,7 @@
 #include "elementwise.cuh"
 #include "row_reduce.cuh"
 
-template <typename T, int COLS, int VEC_BYTES, int ROW_THREADS>
+template <typename T, int COLS, int VEC_BYTES, int ROW_THREADS, int PREFETCH = 0>
 __global__ void __launch_bounds__(ROW_THREADS)
     ktune_layernorm_bwd(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ dy,
                         const float* __restrict__ mean, const float* __restrict__ rstd, T* __restrict__ dx,
@@ -33,7 +34,7 @@ __global__ void __launch_bounds__(ROW_THREADS)
   constexpr int VECS = COLS / V;
   constexpr int PER = (VECS + ROW_THREADS - 1) / ROW_THREADS;
   static_assert(COLS % V == 0, "rows are whole vectors");
-  __shared__ float scratch[1][ROW_THREADS > 32 ? ROW_THREADS / 32 : 1];
+  __shared__ float2 scratch[1][ROW_THREADS > 32 ? ROW_THREADS / 32 : 1];
   const auto held = [](int k) { return VECS % ROW_THREADS == 0 || threadIdx.x + k * ROW_THREADS < VECS; };
 
   // Registers are what bounds the row length: x, dy and w stay packed in their storage type
@@ -51,16 +52,25 @@ __global__ void __launch_bounds__(ROW_THREADS)
     for (int j = 0; j < V; ++j) dw_part[at(k, j)] = db_part[at(k, j)] = 0;
   }
 
-  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+  // A row's x, dy and statistics; with PREFETCH the next row's are in flight while this one is
+  // reduced and written, so a block's rows overlap instead of queueing behind each other's loads.
+  const auto load_row = [&](long long row, R (&x_raw)[PER], R (&dy_raw)[PER], float& mu, float& rs) {
     const R* x_row = reinterpret_cast<const R*>(x + row * COLS);
     const R* dy_row = reinterpret_cast<const R*>(dy + row * COLS);
-    const float mu = mean[row], rs = rstd[row];
-    R x_raw[PER], dy_raw[PER];
+    mu = mean[row];
+    rs = rstd[row];
 #pragma unroll
     for (int k = 0; k < PER; ++k) {
       x_raw[k] = held(k) ? x_row[threadIdx.x + k * ROW_THREADS] : R{};  // zero bits: 0 in every dtype
       dy_raw[k] = held(k) ? dy_row[threadIdx.x + k * ROW_THREADS] : R{};
     }
+  };
+  R x_raw[PER], dy_raw[PER], x_next[PER], dy_next[PER];
+  float mu = 0, rs = 0, mu_next = 0, rs_next = 0;
+  if (blockIdx.x < rows) load_row(blockIdx.x, x_raw, dy_raw, mu, rs);
+  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+    const long long next = row + gridDim.x;
+    if (PREFETCH && next < rows) load_row(next, x_next, dy_next, mu_next, rs_next);
     float sum_gx = 0, sum_g = 0;
 #pragma unroll
     for (int k = 0; k < PER; ++k) {
@@ -77,8 +87,8 @@ __global__ void __launch_bounds__(ROW_THREADS)
         db_part[at(k, j)] += dyv[j];
       }
     }
-    const float c1 = group_reduce<ROW_THREADS, 1>(sum_gx, SumOp{}, scratch) / COLS;
-    const float c2 = group_reduce<ROW_THREADS, 1>(sum_g, SumOp{}, scratch) / COLS;
+    const float2 sums = group_sum_pair<ROW_THREADS, 1>(make_float2(sum_gx, sum_g), scratch);
+    const float c1 = sums.x / COLS, c2 = sums.y / COLS;
     R* dx_row = reinterpret_cast<R*>(dx + row * COLS);
 #pragma unroll
     for (int k = 0; k < PER; ++k) {
@@ -90,6 +100,13 @@ __global__ void __launch_bounds__(ROW_THREADS)
 #pragma unroll
       for (int j = 0; j < V; ++j) out[j] = (wv[j] * dyv[j] - ((xv[j] - mu) * rs * c1 + c2)) * rs;
       dx_row[threadIdx.x + k * ROW_THREADS] = pack<T, V, R>(out);
+    }
+    if (!PREFETCH) {
+      if (next < rows) load_row(next, x_raw, dy_raw, mu, rs);
+    } else {
+#pragma unroll
+      for (int k = 0; k < PER; ++k) x_raw[k] = x_next[k], dy_raw[k] = dy_next[k];
+      mu = mu_next, rs = rs_next;
     }
   }
 

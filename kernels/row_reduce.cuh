@@ -31,4 +31,28 @@ __device__ __forceinline__ float group_reduce(float v, Op op, float (*scratch)[G
   return v;
 }
 
+// Two sums over the GROUP threads of a row at once: group_reduce with SumOp for a pair, one
+// exchange through shared memory instead of two (each a pair of block barriers).
+template <int GROUP, int GROUPS>
+__device__ __forceinline__ float2 group_sum_pair(float2 v, float2 (*scratch)[GROUP > 32 ? GROUP / 32 : 1]) {
+#pragma unroll
+  for (int offset = (GROUP < 32 ? GROUP : 32) / 2; offset > 0; offset /= 2) {
+    v.x += __shfl_xor_sync(0xffffffffu, v.x, offset);
+    v.y += __shfl_xor_sync(0xffffffffu, v.y, offset);
+  }
+  if constexpr (GROUP > 32) {
+    const int group = threadIdx.x / GROUP, warp = (threadIdx.x % GROUP) / 32;
+    if (threadIdx.x % 32 == 0) scratch[group][warp] = v;
+    __syncthreads();
+    v = scratch[group][0];
+#pragma unroll
+    for (int w = 1; w < GROUP / 32; ++w) {
+      v.x += scratch[group][w].x;
+      v.y += scratch[group][w].y;
+    }
+    __syncthreads();  // scratch is reused by the next reduction
+  }
+  return v;
+}
+
 }  // namespace row_reduce
