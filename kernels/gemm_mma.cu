@@ -117,11 +117,6 @@ __device__ __forceinline__ unsigned lds32(unsigned addr) {
   return v;
 }
 
-template <int BYTES>  // 4 or 8
-__device__ __forceinline__ void cp_async_piece(unsigned dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(src), "n"(BYTES),
-               "r"(src_bytes));
-}
 // A predicated read-only load: zero where `pred` is false, without a branch around the load
 // (which is what a C++ conditional around __ldg compiles to).
 __device__ __forceinline__ unsigned load_word_or_zero(const unsigned* p, bool pred) {
@@ -202,7 +197,7 @@ struct TileLoader {
       for (int q = 0; q < 16 / PIECE; ++q) {
         const int in_range = r < rows_left_ ? cols_left_ - q * ELEMS : 0;  // elements
         const int bytes = in_range >= ELEMS ? PIECE : in_range > 0 ? in_range * (int)sizeof(T) : 0;
-        cp_async_piece<PIECE>(stage + 16 * slot(r) + q * PIECE, ptr_ + r * ld_ + q * ELEMS, bytes);
+        cp_async_ca<PIECE>(stage + 16 * slot(r) + q * PIECE, ptr_ + r * ld_ + q * ELEMS, bytes);
       }
     }
   }

@@ -138,6 +138,7 @@
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
+#include "cp_async.cuh"
 #include "hopper_async.cuh"
 #include "tma.cuh"
 #include "wgmma.cuh"
@@ -388,14 +389,6 @@ struct CopiedOperands {
   static constexpr bool copied = true;
 };
 
-// 8-byte cp.async with zero fill: src_bytes 0 writes zeros and reads nothing.
-__device__ __forceinline__ void cp_async_8(unsigned dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
-}
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
 
 // One operand tile of a stage, copied by the 128 threads of the producer warpgroup in 8-byte
 // pieces into the layout TMA would give it: OUTER rows of INNER_BYTES contiguous bytes (a K-major
@@ -417,7 +410,7 @@ __device__ __forceinline__ void copy_tile(unsigned dst, const char* src, long lo
     const bool in = r < outer_left && b < inner_left;
     const unsigned at = dst + (b / SWIZZLE_ROW) * (OUTER * SWIZZLE_ROW) + r * SWIZZLE_ROW +
                         ((((b % SWIZZLE_ROW) >> 4) ^ (r & 7)) << 4) + (b & 15);
-    cp_async_8(at, in ? src + r * ld_bytes + b : src, in ? 8 : 0);
+    async_copy::cp_async_ca<8, 1>(at, in ? src + r * ld_bytes + b : src, in ? 8 : 0);
   }
 }
 
@@ -591,7 +584,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
                                             static_cast<long long>(K) * E, N - n0, (K - k0) * E, tid);
           asm volatile("cp.async.commit_group;\n" ::: "memory");
           if (++issued > LAG) {
-            cp_async_wait<LAG>();
+            async_copy::cp_async_wait<LAG, 1>();
             announce_oldest();
           }
           if (++s == NUM_STAGES) {
@@ -600,7 +593,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
           }
         }
       }
-      cp_async_wait<0>();
+      async_copy::cp_async_wait<0, 1>();
       for (int left = issued < LAG ? issued : LAG; left > 0; --left) announce_oldest();
     } else if (threadIdx.x == 0) {
       prefetch_tensor_map(ops.a);

@@ -6,6 +6,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
 
+#include "cp_async.cuh"
+
 namespace mma_sync {
 
 // The element type's mma flavour. K_STEP is the k depth of one mma (32 bytes of operand).
@@ -103,15 +105,7 @@ __device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], unsigned add
                : "r"(addr));
 }
 
-// src_bytes = 0 writes zeros and reads nothing: how tiles are padded past the edges.
-__device__ __forceinline__ void cp_async_16(unsigned dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-               "r"(src_bytes));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
+// The tile copies the mma.sync kernels stage with (cp_async.cuh).
+using namespace async_copy;
 
 }  // namespace mma_sync
