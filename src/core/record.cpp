@@ -29,7 +29,7 @@ const char* to_string(Role r) { return r == Role::baseline ? "baseline" : "candi
 
 std::string provider_name(const std::string& source) {
   static const std::map<std::string, std::string> names = {
-      {"cublas", "cuBLAS"}, {"cublaslt", "cuBLASLt"}, {"cudnn", "cuDNN"}, {"copy", "copy roof"}};
+      {"cublas", "cuBLAS"}, {"cublaslt", "cuBLASLt"}, {"cudnn", "cuDNN"}, {"copy", "copy roof"}, {"user", "yours"}};
   auto it = names.find(source);
   return it == names.end() ? source : it->second;
 }
