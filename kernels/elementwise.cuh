@@ -72,6 +72,36 @@ struct ShiftedRow {
   __device__ __forceinline__ int loose_col(int t) const { return t < head ? t : head + vecs * V + (t - head); }
 };
 
+// A thread's share of a row held by a group of GROUP threads (the register kernels), lane `lane`
+// of the group: whole vectors lane, lane + GROUP, ... below `vecs` (counted from column head), and,
+// where the row is shifted (ShiftedRow), loose elements lane, lane + GROUP, ... below `loose`,
+// LOOSE per thread at most. An inactive group (past the last row) holds nothing but still takes
+// part in its block's barriers.
+template <typename T, int VEC_BYTES, int COLS, int GROUP>
+struct GroupRow {
+  static constexpr int V = VEC_BYTES / sizeof(T);
+  static constexpr int VECS = COLS / V;
+  static constexpr bool SHIFTED = COLS % V != 0;
+  static constexpr int LOOSE = SHIFTED ? (ShiftedRow<T, VEC_BYTES>::MAX_LOOSE + GROUP - 1) / GROUP : 1;
+  int lane, head = 0, vecs = VECS, loose = 0;
+  bool active;
+  __device__ __forceinline__ GroupRow(const T* row, int lane, bool active) : lane(lane), active(active) {
+    if constexpr (SHIFTED) {
+      const ShiftedRow<T, VEC_BYTES> split(row, COLS);
+      head = split.head, vecs = split.vecs, loose = split.loose;
+    }
+  }
+  __device__ __forceinline__ bool held(int k) const {
+    return active && ((!SHIFTED && VECS % GROUP == 0) || lane + k * GROUP < vecs);
+  }
+  __device__ __forceinline__ bool has_loose(int q) const { return SHIFTED && active && lane + q * GROUP < loose; }
+  // The column of this thread's loose element q (ShiftedRow::loose_col).
+  __device__ __forceinline__ int loose_col(int q) const {
+    const int t = lane + q * GROUP;
+    return t < head ? t : head + vecs * V + (t - head);
+  }
+};
+
 // One block's share of a row split over a cluster of blocks of SLICE whole vectors each: whole
 // vectors [first, end) counted from column head, and, where the row is shifted (ShiftedRow), one
 // of its loose elements for each of the first block's first threads (loose_col, else -1).

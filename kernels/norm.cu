@@ -92,10 +92,11 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
   constexpr int V = VEC_BYTES / sizeof(T);
   constexpr int VECS = COLS / V;                                // whole vectors per row (at most)
   constexpr int PER = (VECS + ROW_THREADS - 1) / ROW_THREADS;  // vectors per thread
-  // Rows that are no whole number of vectors start off vector boundaries: ShiftedRow's loose
-  // elements, LOOSE per thread at most, beside the whole vectors from the row's first aligned one.
-  constexpr bool SHIFTED = COLS % V != 0;
-  constexpr int LOOSE = SHIFTED ? (ShiftedRow<T, VEC_BYTES>::MAX_LOOSE + ROW_THREADS - 1) / ROW_THREADS : 1;
+  // Rows that are no whole number of vectors start off vector boundaries: GroupRow's loose
+  // elements beside the whole vectors from the row's first aligned one.
+  using Part = GroupRow<T, VEC_BYTES, COLS, ROW_THREADS>;
+  constexpr bool SHIFTED = Part::SHIFTED;
+  constexpr int LOOSE = Part::LOOSE;
   __shared__ float scratch[ROWS_PER_BLOCK][ROW_THREADS > 32 ? ROW_THREADS / 32 : 1];
 
   const int lane = threadIdx.x % ROW_THREADS;
@@ -103,27 +104,16 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
   const bool active = row < rows;  // inactive threads still take part in the block's barriers
   const T* row_x = x + (active ? row : 0) * COLS;
   T* row_y = y + (active ? row : 0) * COLS;
-  int head = 0, vecs = VECS, loose = 0;
-  if constexpr (SHIFTED) {
-    const ShiftedRow<T, VEC_BYTES> split(row_x, COLS);
-    head = split.head, vecs = split.vecs, loose = split.loose;
-  }
+  const Part part(row_x, lane, active);
+  const int head = part.head;
   const R* in = reinterpret_cast<const R*>(row_x + head);
   R* out = reinterpret_cast<R*>(row_y + head);
-  const auto held = [&](int k) {
-    return active && ((!SHIFTED && VECS % ROW_THREADS == 0) || lane + k * ROW_THREADS < vecs);
-  };
-  const auto has_loose = [&](int q) { return SHIFTED && active && lane + q * ROW_THREADS < loose; };
-  const auto loose_col = [&](int q) {  // ShiftedRow::loose_col of this thread's q-th
-    const int t = lane + q * ROW_THREADS;
-    return t < head ? t : head + vecs * V + (t - head);
-  };
 
   float v[PER][V], lv[LOOSE];
   float sum = 0;
 #pragma unroll
   for (int k = 0; k < PER; ++k) {
-    if (held(k)) {
+    if (part.held(k)) {
       unpack<T, V>(load_vec<STREAMING>(in + lane + k * ROW_THREADS), v[k]);
     } else {
 #pragma unroll
@@ -134,7 +124,7 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
   }
 #pragma unroll
   for (int q = 0; q < LOOSE; ++q) {
-    lv[q] = has_loose(q) ? to_float(row_x[loose_col(q)]) : 0.0f;
+    lv[q] = part.has_loose(q) ? to_float(row_x[part.loose_col(q)]) : 0.0f;
     sum += RMS ? lv[q] * lv[q] : lv[q];
   }
   // PRELOAD: w and b fetched now, beside x, rather than after the reductions, where their latency
@@ -143,7 +133,7 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
   if constexpr (PRELOAD) {
 #pragma unroll
     for (int k = 0; k < PER; ++k)
-      if (held(k)) {
+      if (part.held(k)) {
         w_held[k] = param_vec<T, V, R, SHIFTED>(w, head, lane + k * ROW_THREADS);
         if constexpr (!RMS) b_held[k] = param_vec<T, V, R, SHIFTED>(b, head, lane + k * ROW_THREADS);
       }
@@ -157,12 +147,12 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
     float squares = 0;
 #pragma unroll
     for (int k = 0; k < PER; ++k)
-      if (held(k))
+      if (part.held(k))
 #pragma unroll
         for (int j = 0; j < V; ++j) squares += (v[k][j] - mean) * (v[k][j] - mean);
 #pragma unroll
     for (int q = 0; q < LOOSE; ++q)
-      if (has_loose(q)) squares += (lv[q] - mean) * (lv[q] - mean);
+      if (part.has_loose(q)) squares += (lv[q] - mean) * (lv[q] - mean);
     squares = group_reduce<ROW_THREADS, ROWS_PER_BLOCK>(squares, SumOp{}, scratch);
     rstd = rsqrtf(squares / COLS + eps);
   }
@@ -173,7 +163,7 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
 #pragma unroll
   for (int k = 0; k < PER; ++k) {
     const int i = lane + k * ROW_THREADS;
-    if (!held(k)) continue;
+    if (!part.held(k)) continue;
     if constexpr (PRELOAD) {
       store_vec<STREAMING>(out + i, normalize<T, V, RMS>(v[k], w_held[k], RMS ? nullptr : &b_held[RMS ? 0 : k], mean, rstd));
     } else {
@@ -184,7 +174,7 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
   }
 #pragma unroll
   for (int q = 0; q < LOOSE; ++q)
-    if (has_loose(q)) row_y[loose_col(q)] = normalize_one<T, RMS>(lv[q], w, b, loose_col(q), mean, rstd);
+    if (part.has_loose(q)) row_y[part.loose_col(q)] = normalize_one<T, RMS>(lv[q], w, b, part.loose_col(q), mean, rstd);
 }
 
 template <typename T, int VEC_BYTES, int BLOCK, int RMS>

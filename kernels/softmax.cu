@@ -101,10 +101,10 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
   constexpr int V = VEC_BYTES / sizeof(T);
   constexpr int VECS = COLS / V;                                  // whole vectors per row (at most)
   constexpr int PER = (VECS + ROW_THREADS - 1) / ROW_THREADS;    // vectors per thread
-  // Rows that are no whole number of vectors start off vector boundaries: ShiftedRow's loose
-  // elements, LOOSE per thread at most, beside the whole vectors from the row's first aligned one.
-  constexpr bool SHIFTED = COLS % V != 0;
-  constexpr int LOOSE = SHIFTED ? (ShiftedRow<T, VEC_BYTES>::MAX_LOOSE + ROW_THREADS - 1) / ROW_THREADS : 1;
+  // Rows that are no whole number of vectors start off vector boundaries: GroupRow's loose
+  // elements beside the whole vectors from the row's first aligned one.
+  using Part = GroupRow<T, VEC_BYTES, COLS, ROW_THREADS>;
+  constexpr int LOOSE = Part::LOOSE;
   __shared__ float scratch[ROWS_PER_BLOCK][ROW_THREADS > 32 ? ROW_THREADS / 32 : 1];
 
   const int lane = threadIdx.x % ROW_THREADS;
@@ -112,27 +112,15 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
   const bool active = row < rows;  // inactive threads still take part in the block's barriers
   const T* row_x = x + (active ? row : 0) * COLS;
   T* row_y = y + (active ? row : 0) * COLS;
-  int head = 0, vecs = VECS, loose = 0;
-  if constexpr (SHIFTED) {
-    const ShiftedRow<T, VEC_BYTES> split(row_x, COLS);
-    head = split.head, vecs = split.vecs, loose = split.loose;
-  }
-  const R* in = reinterpret_cast<const R*>(row_x + head);
-  R* out = reinterpret_cast<R*>(row_y + head);
-  const auto held = [&](int k) {
-    return active && ((!SHIFTED && VECS % ROW_THREADS == 0) || lane + k * ROW_THREADS < vecs);
-  };
-  // Loose element q of this thread: the row's (lane + q * ROW_THREADS)-th.
-  const auto loose_col = [&](int q) {
-    const int t = lane + q * ROW_THREADS;
-    return t < head ? t : head + vecs * V + (t - head);
-  };
+  const Part part(row_x, lane, active);
+  const R* in = reinterpret_cast<const R*>(row_x + part.head);
+  R* out = reinterpret_cast<R*>(row_y + part.head);
 
   float v[PER][V], lv[LOOSE];
   float m = neg_inf();
 #pragma unroll
   for (int k = 0; k < PER; ++k) {
-    if (held(k)) {
+    if (part.held(k)) {
       unpack<T, V>(in[lane + k * ROW_THREADS], v[k]);
     } else {
 #pragma unroll
@@ -143,7 +131,7 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
   }
 #pragma unroll
   for (int q = 0; q < LOOSE; ++q) {
-    lv[q] = SHIFTED && active && lane + q * ROW_THREADS < loose ? to_float(row_x[loose_col(q)]) : neg_inf();
+    lv[q] = part.has_loose(q) ? to_float(row_x[part.loose_col(q)]) : neg_inf();
     m = fmaxf(m, lv[q]);
   }
   m = group_reduce<ROW_THREADS, ROWS_PER_BLOCK>(m, MaxOp{}, scratch);
@@ -157,16 +145,15 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
   const float inv = 1.0f / s;
 #pragma unroll
   for (int k = 0; k < PER; ++k) {
-    if (held(k)) {
+    if (part.held(k)) {
 #pragma unroll
       for (int j = 0; j < V; ++j) v[k][j] *= inv;
       out[lane + k * ROW_THREADS] = pack<T, V, R>(v[k]);
     }
   }
-  if constexpr (SHIFTED)
 #pragma unroll
-    for (int q = 0; q < LOOSE; ++q)
-      if (active && lane + q * ROW_THREADS < loose) row_y[loose_col(q)] = from_float<T>(lv[q] * inv);
+  for (int q = 0; q < LOOSE; ++q)
+    if (part.has_loose(q)) row_y[part.loose_col(q)] = from_float<T>(lv[q] * inv);
 }
 
 template <typename T, int VEC_BYTES, int BLOCK, int UNROLL>
