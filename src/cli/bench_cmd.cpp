@@ -406,7 +406,9 @@ void setup_bench(CLI::App& app, int& exit_code) {
     const std::string tuning_stem = stem + ".tuning";
     size_t live = lanes.size();
     std::exception_ptr failure;
-    auto write_done = [&] {  // with print_mutex held; rewritten after every problem, so a failure loses nothing
+    // With print_mutex held; rewritten after every problem, so a failure loses nothing. The tunings'
+    // file (megabytes of raw samples) only when this problem added a tuning to it.
+    auto write_done = [&](bool tuned_now) {
       std::vector<ProblemResult> results;
       for (const auto& r : done)
         if (r) results.push_back(*r);
@@ -415,10 +417,11 @@ void setup_bench(CLI::App& app, int& exit_code) {
       if (flags.format == "gbench")
         write_file_atomic(out_dir / (stem + ".gbench.json"),
                           gbench_json(info, results, gbench_host_now(), problem_columns(results)).dump(2) + "\n");
+      if (!tuned_now) return;
       std::vector<ProblemResult> tuned;
       for (const auto& t : tunings)
         if (t) tuned.push_back(*t);
-      if (!tuned.empty()) write_results(out_dir, tuning_stem, info, tuned, problem_columns(tuned));
+      write_results(out_dir, tuning_stem, info, tuned, problem_columns(tuned));
     };
     auto run_lane = [&](Lane& lane) {
       while (true) {
@@ -433,8 +436,9 @@ void setup_bench(CLI::App& app, int& exit_code) {
           auto [result, tuning] = bench_problem(lane, i);
           std::lock_guard lock(print_mutex);
           done[i] = std::move(result);
+          const bool tuned_now = tuning.has_value();
           tunings[i] = std::move(tuning);
-          write_done();
+          write_done(tuned_now);
         } catch (const ConfigError&) {  // bad input fails the same on every GPU
           std::lock_guard lock(print_mutex);
           if (!failure) failure = std::current_exception();
