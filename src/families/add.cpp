@@ -23,10 +23,18 @@ using elementwise::element_bytes;
 
 int64_t traffic_bytes(const Problem& p) { return 3 * p.dims.at("N") * element_bytes(p.dtype); }
 
+// The kernels' argument list from the operands' device addresses.
+void add_arguments(const Problem& p, const std::map<std::string, void*>& operands,
+                   const std::vector<TensorMapSpec>& tensor_maps, KernelArguments& out) {
+  if (!tensor_maps.empty()) throw Error("add takes no tensor maps");
+  for (const char* name : {"A", "B", "C"}) out.add_pointer(operand(operands, name, p));
+  out.add(static_cast<long long>(p.dims.at("N")));
+}
+
 class AddWorkload : public Workload {
  public:
   AddWorkload(const Problem& p, GpuContext& gpu, uint64_t seed)
-      : Workload(gpu), gpu_(gpu), dtype_(p.dtype), n_(p.dims.at("N")), copy_(traffic_bytes(p)) {
+      : Workload(gpu), gpu_(gpu), problem_(p), dtype_(p.dtype), n_(p.dims.at("N")), copy_(traffic_bytes(p)) {
     const int64_t bytes = n_ * element_bytes(dtype_);
     a_ = buffers_.add("A", BufferRole::input, bytes);
     b_ = buffers_.add("B", BufferRole::input, bytes);
@@ -48,8 +56,9 @@ class AddWorkload : public Workload {
   }
 
   std::vector<void*> kernel_args(const std::vector<TensorMapSpec>& tensor_maps) override {
-    if (!tensor_maps.empty()) throw Error("add takes no tensor maps");
-    return {&a_, &b_, &c_, &n_};
+    args_.clear();
+    add_arguments(problem_, {{"A", a_}, {"B", b_}, {"C", c_}}, tensor_maps, args_);
+    return args_.as_vector();
   }
   ErrorStats check_output(const Tolerance& t) override { return gpu_.compare(c_, dtype_, ref_, n_, t.atol, t.rtol); }
   std::vector<BaselineInfo> baselines() const override { return {copy_.info()}; }
@@ -57,11 +66,13 @@ class AddWorkload : public Workload {
 
  private:
   GpuContext& gpu_;
+  Problem problem_;
   std::string dtype_;
   long long n_;
   CopyRoof copy_;
   void *a_ = nullptr, *b_ = nullptr, *c_ = nullptr;
   float* ref_ = nullptr;
+  KernelArguments args_;
 };
 
 class AddFamily : public KernelFamily {
@@ -106,6 +117,14 @@ class AddFamily : public KernelFamily {
   }
   std::unique_ptr<Workload> prepare(const Problem& p, GpuContext& gpu, uint64_t seed) const override {
     return std::make_unique<AddWorkload>(p, gpu, seed);
+  }
+  std::vector<LaunchOperand> launch_operands(const Problem& p) const override {
+    const int64_t bytes = p.dims.at("N") * element_bytes(p.dtype);
+    return {{"A", "N " + p.dtype, bytes}, {"B", "N " + p.dtype, bytes}, {"C", "N " + p.dtype + " (written)", bytes}};
+  }
+  void kernel_arguments(const Problem& p, const std::map<std::string, void*>& operands,
+                        const std::vector<TensorMapSpec>& tensor_maps, KernelArguments& out) const override {
+    add_arguments(p, operands, tensor_maps, out);
   }
   std::vector<KernelParam> kernel_parameters(const Problem& p, const SweepConfig&) const override {
     const std::string t = elementwise::element_name(p.dtype);

@@ -64,50 +64,38 @@ Launch launch_of(const KernelCallDecl& c, const Problem& p) {
   return l;
 }
 
-// The bytes of each argument as cuLaunchKernel reads them: a pointer or a scalar of the declared
-// type, kept where the launch can point at them for the workload's life.
-class ArgumentValues {
- public:
-  void add_pointer(void* p) { push(&p, sizeof p); }
-  void add_scalar(const ArgumentDecl& a, const Problem& p) {
-    const std::string& t = a.scalar_type;
-    if (t == "float" || t == "double") {
-      const double v = a.real_value ? *a.real_value : static_cast<double>(eval_at(*a.int_value, p, "argument " + a.name));
-      if (t == "float") {
-        const float f = static_cast<float>(v);
-        push(&f, sizeof f);
-      } else {
-        push(&v, sizeof v);
-      }
-      return;
-    }
-    const int64_t v = eval_at(*a.int_value, p, "argument " + a.name);
-    const bool wide = t == "int64" || t == "uint64";
-    const int64_t lo = t == "int32" ? INT32_MIN : t == "uint32" || t == "uint64" ? 0 : INT64_MIN;
-    const int64_t hi = t == "int32" ? INT32_MAX : t == "uint32" ? int64_t{UINT32_MAX} : INT64_MAX;
-    if (v < lo || v > hi) throw ConfigError(fmt::format("{} argument {} = {} does not fit its type {}", p.family, a.name, v, t));
-    if (wide) {
-      push(&v, sizeof v);
-    } else {
-      const int32_t narrow = static_cast<int32_t>(static_cast<uint32_t>(v));
-      push(&narrow, sizeof narrow);
-    }
+// A scalar argument's value in its declared type, as cuLaunchKernel reads it.
+void add_scalar(KernelArguments& out, const ArgumentDecl& a, const Problem& p) {
+  const std::string& t = a.scalar_type;
+  if (t == "float" || t == "double") {
+    const double v = a.real_value ? *a.real_value : static_cast<double>(eval_at(*a.int_value, p, "argument " + a.name));
+    if (t == "float")
+      out.add(static_cast<float>(v));
+    else
+      out.add(v);
+    return;
   }
-  // Pointers to each value, for cuLaunchKernel; valid while this object lives and is not added to.
-  std::vector<void*> pointers() {
-    std::vector<void*> out;
-    for (auto& v : values_) out.push_back(v.data());
-    return out;
-  }
+  const int64_t v = eval_at(*a.int_value, p, "argument " + a.name);
+  const bool wide = t == "int64" || t == "uint64";
+  const int64_t lo = t == "int32" ? INT32_MIN : t == "uint32" || t == "uint64" ? 0 : INT64_MIN;
+  const int64_t hi = t == "int32" ? INT32_MAX : t == "uint32" ? int64_t{UINT32_MAX} : INT64_MAX;
+  if (v < lo || v > hi) throw ConfigError(fmt::format("{} argument {} = {} does not fit its type {}", p.family, a.name, v, t));
+  if (wide)
+    out.add(v);
+  else
+    out.add(static_cast<int32_t>(static_cast<uint32_t>(v)));
+}
 
- private:
-  void push(const void* p, size_t bytes) {
-    std::array<unsigned char, 8> v{};
-    std::memcpy(v.data(), p, bytes);
-    values_.push_back(v);
+// A kernel call's argument list: each buffer argument's address from `data`, each scalar's value.
+void bind(const std::vector<ArgumentDecl>& arguments, const std::map<std::string, void*>& data, const Problem& p,
+          KernelArguments& out) {
+  for (const ArgumentDecl& a : arguments) {
+    if (a.buffer.empty())
+      add_scalar(out, a, p);
+    else
+      out.add_pointer(operand(data, a.buffer, p));
   }
-  std::vector<std::array<unsigned char, 8>> values_;
-};
+}
 
 class DeclaredFamily;
 
@@ -117,7 +105,7 @@ class DeclaredWorkload : public Workload {
 
   std::vector<void*> kernel_args(const std::vector<TensorMapSpec>& tensor_maps) override {
     if (!tensor_maps.empty()) throw Error(fmt::format("{} takes no tensor maps", problem_.family));
-    return candidate_args_;
+    return candidate_args_.as_vector();
   }
   ErrorStats check_output(const Tolerance& requested) override;
   bool accepts(const ErrorStats& error, const Tolerance& t, std::string* why) const override;
@@ -137,7 +125,6 @@ class DeclaredWorkload : public Workload {
   };
 
   CUfunction compile(const KernelCallDecl& c);
-  std::vector<void*> bind(const std::vector<ArgumentDecl>& arguments, ArgumentValues& values, bool for_reference);
 
   const Declaration& d_;
   const DeclaredFamily& family_;
@@ -146,8 +133,7 @@ class DeclaredWorkload : public Workload {
   std::map<std::string, void*> buffer_data_;   // what candidates get
   std::map<std::string, void*> reference_data_;  // what the reference writes instead (outputs, scratch)
   std::vector<Output> outputs_;
-  ArgumentValues candidate_values_, baseline_values_, reference_values_;
-  std::vector<void*> candidate_args_, baseline_args_;
+  KernelArguments candidate_args_, baseline_args_, reference_args_;
   CUfunction baseline_fn_ = nullptr;
   Launch baseline_launch_;
   std::optional<CopyRoof> copy_;
@@ -256,6 +242,28 @@ class DeclaredFamily : public KernelFamily {
   }
   std::unique_ptr<Workload> prepare(const Problem& p, GpuContext& gpu, uint64_t seed) const override {
     return std::make_unique<DeclaredWorkload>(d_, *this, p, gpu, seed);
+  }
+  // The declared buffers: scratch is the launcher's, zeroed before every launch as in tuning;
+  // an output declared "zeroed" is the caller's, zeroed before every launch too.
+  std::vector<LaunchOperand> launch_operands(const Problem& p) const override {
+    std::vector<LaunchOperand> ops;
+    for (const BufferDecl& b : d_.buffers) {
+      const ElementType& e = element_of(b, p.dtype);
+      const int64_t bytes = eval_at(b.count, p, "buffer " + b.name + " count") * e.bytes;
+      const bool scratch = b.use == BufferUse::scratch;
+      const char* role = b.use == BufferUse::input    ? "input"
+                         : b.use == BufferUse::output ? "output"
+                         : b.use == BufferUse::inout  ? "input and output"
+                                                      : "scratch";
+      ops.push_back({b.name, fmt::format("{} {} ({})", bytes / e.bytes, e.name, role), bytes, scratch,
+                     scratch || b.zeroed});
+    }
+    return ops;
+  }
+  void kernel_arguments(const Problem& p, const std::map<std::string, void*>& operands,
+                        const std::vector<TensorMapSpec>& tensor_maps, KernelArguments& out) const override {
+    if (!tensor_maps.empty()) throw Error(fmt::format("{} takes no tensor maps", p.family));
+    bind(d_.arguments, operands, p, out);
   }
   std::vector<KernelParam> kernel_parameters(const Problem& p, const SweepConfig&) const override {
     return parameters(d_.arguments, p.dtype, /*reference=*/false);
@@ -375,8 +383,10 @@ DeclaredWorkload::DeclaredWorkload(const Declaration& d, const DeclaredFamily& f
   // The reference, once: a kernel that does not compile or fails here is the declaration's
   // fault, said with its position.
   CUfunction reference = compile(d.reference);
-  std::vector<void*> reference_args = bind(d.reference.arguments, reference_values_, /*for_reference=*/true);
-  gpu_.launch(reference, launch_of(d.reference, p), reference_args.data());
+  std::map<std::string, void*> reference_view = buffer_data_;  // the reference writes its own outputs and scratch
+  for (const auto& [name, data] : reference_data_) reference_view[name] = data;
+  bind(d.reference.arguments, reference_view, p, reference_args_);
+  gpu_.launch(reference, launch_of(d.reference, p), reference_args_.list());
   KTUNE_CUDA(cudaGetLastError());
   KTUNE_CUDA(cudaStreamSynchronize(stream));
   // Float outputs the reference wrote in their own type are compared through an fp32 copy.
@@ -388,10 +398,10 @@ DeclaredWorkload::DeclaredWorkload(const Declaration& d, const DeclaredFamily& f
       o.reference = wide;
     }
 
-  candidate_args_ = bind(d.arguments, candidate_values_, false);
+  bind(d.arguments, buffer_data_, p, candidate_args_);
   if (d.baseline) {
     baseline_fn_ = compile(*d.baseline);
-    baseline_args_ = bind(d.baseline->arguments, baseline_values_, false);
+    bind(d.baseline->arguments, buffer_data_, p, baseline_args_);
     baseline_launch_ = launch_of(*d.baseline, p);
   }
   if (d.memory_bound) copy_.emplace(static_cast<int64_t>(family.cost(p).min_bytes));
@@ -412,20 +422,6 @@ CUfunction DeclaredWorkload::compile(const KernelCallDecl& c) {
     KTUNE_CU(cuda::driver().func_set_attribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                                static_cast<int>(l.shared_bytes)));
   return f;
-}
-
-std::vector<void*> DeclaredWorkload::bind(const std::vector<ArgumentDecl>& arguments, ArgumentValues& values,
-                                          bool for_reference) {
-  for (const ArgumentDecl& a : arguments) {
-    if (a.buffer.empty()) {
-      values.add_scalar(a, problem_);
-    } else if (for_reference && reference_data_.count(a.buffer)) {
-      values.add_pointer(reference_data_.at(a.buffer));
-    } else {
-      values.add_pointer(buffer_data_.at(a.buffer));
-    }
-  }
-  return values.pointers();
 }
 
 ErrorStats DeclaredWorkload::check_output(const Tolerance& requested) {
@@ -474,7 +470,7 @@ std::vector<BaselineInfo> DeclaredWorkload::baselines() const {
 void DeclaredWorkload::run_baseline(size_t which) {
   if (d_.baseline && which == 0) {
     before_launch();
-    gpu_.launch(baseline_fn_, baseline_launch_, baseline_args_.data());
+    gpu_.launch(baseline_fn_, baseline_launch_, baseline_args_.list());
     return;
   }
   if (copy_) copy_->run(gpu_.stream());

@@ -15,6 +15,7 @@
 
 #include "compile/parameter_check.hpp"
 #include "core/baseline.hpp"
+#include "cuda/kernel_arguments.hpp"
 #include "families/tolerance.hpp"
 #include "space/sweep_config.hpp"
 #include "store/results.hpp"
@@ -98,6 +99,18 @@ struct ProblemSchema {
   std::string dtype_help;            // what a dtype means beyond its name, for --help
 };
 
+// An operand of a family's kernels when they run on buffers their caller owns (the runtime
+// library): the caller's device buffer, or a workspace the launcher allocates (zeroed once: the
+// kernels leave their counters as they found them), either of them zeroed before every launch
+// where the kernels add into it (a declared family's scratch, a histogram's counts).
+struct LaunchOperand {
+  std::string name;   // "A"
+  std::string help;   // "M x K fp16, row-major"
+  int64_t bytes = 0;  // what it holds
+  bool workspace = false;
+  bool zero_each_launch = false;
+};
+
 // What a family's kernels are judged by: compute-bound ones (gemm) by TFLOPS against the compute
 // roof, memory-bound ones (add, softmax, the norms) by GB/s, minimum bytes read and written per
 // second, against the copy roof.
@@ -127,6 +140,14 @@ class KernelFamily {
   virtual int64_t device_bytes(const Problem&) const = 0;  // what prepare() allocates
   virtual Tolerance default_tolerance(const std::string& dtype) const = 0;
   virtual std::unique_ptr<Workload> prepare(const Problem&, GpuContext&, uint64_t seed) const = 0;
+  // Launching outside a workload (runtime/, docs/runtime.md): the operands the family's kernels
+  // take, and their argument list from those operands' device addresses, built by the same code
+  // the family's workload hands its candidates. No operands: not launchable outside ktune yet.
+  virtual std::vector<LaunchOperand> launch_operands(const Problem&) const { return {}; }
+  // Throws ktune::Error for an operand missing from `operands` or a descriptor that cannot be
+  // encoded; the default, for families with no operands, says the family cannot be launched.
+  virtual void kernel_arguments(const Problem&, const std::map<std::string, void*>& operands,
+                                const std::vector<TensorMapSpec>& tensor_maps, KernelArguments& out) const;
   // The parameters a candidate of `config` for `problem` must declare, in order
   // (compile/parameter_check.hpp); empty: not checked.
   virtual std::vector<KernelParam> kernel_parameters(const Problem&, const SweepConfig&) const { return {}; }
@@ -138,6 +159,9 @@ class KernelFamily {
   virtual std::filesystem::path declaration_file() const { return {}; }
   virtual std::string definition_text() const { return {}; }
 };
+
+// operands.at(name) for kernel_arguments(), with an Error naming the family and what was given.
+void* operand(const std::map<std::string, void*>& operands, const std::string& name, const Problem& p);
 
 const KernelFamily& find_family(std::string_view name);  // throws ConfigError naming the known ones
 std::vector<const KernelFamily*> all_families();  // built-in, then declared

@@ -99,10 +99,70 @@ void lt_set(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attribute,
   KTUNE_CUBLAS(cublasLtMatmulDescSetAttribute(desc, attribute, &value, sizeof value));
 }
 
+  // A rows x cols matrix, row- or column-major, as a 2-D tensor map (innermost dimension first).
+void encode(CUtensorMap& map, const TensorMapSpec& t, void* base, const std::string& dtype, bool row_major,
+            int64_t rows, int64_t cols) {
+  const int64_t eb = element_bytes(dtype);
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(row_major ? cols : rows),
+                              static_cast<cuuint64_t>(row_major ? rows : cols)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>((row_major ? cols : rows) * eb)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(t.box[0]), static_cast<cuuint32_t>(t.box[1])};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUtensorMapSwizzle swizzle = t.swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                                     : t.swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                     : t.swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                       : CU_TENSOR_MAP_SWIZZLE_NONE;
+  KTUNE_CU(cuda::driver().tensor_map_encode_tiled(&map, tensor_map_type(dtype), 2, base, dims, strides, box,
+                                                  element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                                                  CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+}
+
+// Every gemm kernel's argument list (the header above) from the operands' device addresses.
+void gemm_arguments(const Problem& p, const std::map<std::string, void*>& operands,
+                    const std::vector<TensorMapSpec>& tensor_maps, KernelArguments& out) {
+  const Shape shape(p);
+  const std::string& dtype = p.dtype;
+  void* a = operand(operands, "A", p);
+  void* b = operand(operands, "B", p);
+  void* c = operand(operands, "C", p);
+  out.add_pointer(a);
+  out.add_pointer(b);
+  out.add_pointer(c);
+  out.add(static_cast<int>(shape.m));
+  out.add(static_cast<int>(shape.n));
+  out.add(static_cast<int>(shape.k));
+  bool c_map = false;
+  CUtensorMap map_c{};
+  for (const TensorMapSpec& t : tensor_maps) {
+    CUtensorMap map{};
+    if (t.operand == "A") {
+      encode(map, t, a, dtype, shape.a_row, shape.m, shape.k);
+      out.set(0, map);
+    } else if (t.operand == "B") {
+      encode(map, t, b, dtype, shape.b_row, shape.k, shape.n);
+      out.set(1, map);
+    } else if (t.operand == "C") {
+      encode(map_c, t, c, out_dtype(dtype), true, shape.m, shape.n);
+      c_map = true;
+    } else {
+      throw Error("gemm has no operand " + t.operand + " to pass as a tensor map");
+    }
+  }
+  if (c_map) out.add(map_c);
+  // Always passed (null but for fp8), so that one kernel signature serves every dtype; a kernel
+  // with fewer parameters never reads the extra entries.
+  const bool fp8 = dtype == "fp8";
+  out.add_pointer(fp8 ? operand(operands, "scale_a", p) : nullptr);
+  out.add_pointer(fp8 ? operand(operands, "scale_b", p) : nullptr);
+  out.add_pointer(operand(operands, "splitk_partials", p));
+  out.add_pointer(operand(operands, "splitk_arrivals", p));
+}
+
 class GemmWorkload : public Workload {
  public:
   GemmWorkload(const Problem& p, GpuContext& gpu, uint64_t seed)
-      : Workload(gpu), gpu_(gpu), dtype_(p.dtype), fp8_(p.dtype == "fp8"), shape_(p) {
+      : Workload(gpu), gpu_(gpu), problem_(p), dtype_(p.dtype), fp8_(p.dtype == "fp8"), shape_(p) {
     const int64_t eb = element_bytes(dtype_);
     a_ = buffers_.add("A", BufferRole::input, shape_.m * shape_.k * eb);
     b_ = buffers_.add("B", BufferRole::input, shape_.k * shape_.n * eb);
@@ -132,38 +192,16 @@ class GemmWorkload : public Workload {
     }
     KTUNE_CUDA(cudaStreamSynchronize(gpu_.stream()));
     buffers_.seal();
-    m_ = static_cast<int>(shape_.m);
-    n_ = static_cast<int>(shape_.n);
-    k_ = static_cast<int>(shape_.k);
   }
 
   std::vector<void*> kernel_args(const std::vector<TensorMapSpec>& tensor_maps) override {
-    std::vector<void*> args = {&a_, &b_, &c_, &m_, &n_, &k_};
-    maps_.assign(tensor_maps.size(), CUtensorMap{});
-    void* c_map = nullptr;
-    for (size_t i = 0; i < tensor_maps.size(); ++i) {
-      const TensorMapSpec& t = tensor_maps[i];
-      if (t.operand == "A") {
-        encode(maps_[i], t, a_, dtype_, shape_.a_row, shape_.m, shape_.k);
-        args[0] = &maps_[i];
-      } else if (t.operand == "B") {
-        encode(maps_[i], t, b_, dtype_, shape_.b_row, shape_.k, shape_.n);
-        args[1] = &maps_[i];
-      } else if (t.operand == "C") {
-        encode(maps_[i], t, c_, out_dtype(dtype_), true, shape_.m, shape_.n);
-        c_map = &maps_[i];
-      } else {
-        throw Error("gemm has no operand " + t.operand + " to pass as a tensor map");
-      }
-    }
-    if (c_map) args.push_back(c_map);
-    // Always passed (null but for fp8), so that one kernel signature serves every dtype; a kernel
-    // with fewer parameters never reads the extra entries.
-    args.push_back(&scale_a_ptr_);
-    args.push_back(&scale_b_ptr_);
-    args.push_back(&partials_);
-    args.push_back(&arrivals_);
-    return args;
+    args_.clear();
+    gemm_arguments(problem_,
+                   {{"A", a_}, {"B", b_}, {"C", c_}, {"scale_a", const_cast<float*>(scale_a_ptr_)},
+                    {"scale_b", const_cast<float*>(scale_b_ptr_)}, {"splitk_partials", partials_},
+                    {"splitk_arrivals", arrivals_}},
+                   tensor_maps, args_);
+    return args_.as_vector();
   }
 
   ErrorStats check_output(const Tolerance& t) override {
@@ -191,25 +229,6 @@ class GemmWorkload : public Workload {
   }
 
  private:
-  // A rows x cols matrix, row- or column-major, as a 2-D tensor map (innermost dimension first).
-  void encode(CUtensorMap& map, const TensorMapSpec& t, void* base, const std::string& dtype, bool row_major,
-              int64_t rows, int64_t cols) {
-    const int64_t eb = element_bytes(dtype);
-    const cuuint64_t dims[2] = {static_cast<cuuint64_t>(row_major ? cols : rows),
-                                static_cast<cuuint64_t>(row_major ? rows : cols)};
-    const cuuint64_t strides[1] = {static_cast<cuuint64_t>((row_major ? cols : rows) * eb)};
-    const cuuint32_t box[2] = {static_cast<cuuint32_t>(t.box[0]), static_cast<cuuint32_t>(t.box[1])};
-    const cuuint32_t element_strides[2] = {1, 1};
-    const CUtensorMapSwizzle swizzle = t.swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
-                                       : t.swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
-                                       : t.swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
-                                                         : CU_TENSOR_MAP_SWIZZLE_NONE;
-    KTUNE_CU(cuda::driver().tensor_map_encode_tiled(&map, tensor_map_type(dtype), 2, base, dims, strides, box,
-                                                    element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                                                    CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                                                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
-  }
-
   // Row-major C = alpha * A*B is column-major C^T = alpha * B^T * A^T: hand cuBLAS B first.
   void gemm(const void* a, const void* b, cudaDataType_t ab_type, void* c, cudaDataType_t c_type,
             cublasComputeType_t compute, float alpha) {
@@ -272,6 +291,7 @@ class GemmWorkload : public Workload {
   }
 
   GpuContext& gpu_;
+  Problem problem_;
   std::string dtype_;
   bool fp8_;
   Shape shape_;
@@ -281,8 +301,7 @@ class GemmWorkload : public Workload {
   static constexpr size_t kScaleStride = 16;  // bytes from scale_a to scale_b on the device
   float scale_a_ = 1.0f, scale_b_ = 1.0f;      // fp8 only
   const float *scale_a_ptr_ = nullptr, *scale_b_ptr_ = nullptr;
-  std::vector<CUtensorMap> maps_;
-  int m_ = 0, n_ = 0, k_ = 0;
+  KernelArguments args_;  // the last kernel_args() list's values
   LtMatmulDesc lt_desc_;
   LtLayout lt_a_, lt_b_, lt_c_;
   cublasLtMatmulAlgo_t lt_algo_{};
@@ -368,6 +387,26 @@ class GemmFamily : public KernelFamily {
 
   std::unique_ptr<Workload> prepare(const Problem& p, GpuContext& gpu, uint64_t seed) const override {
     return std::make_unique<GemmWorkload>(p, gpu, seed);
+  }
+  std::vector<LaunchOperand> launch_operands(const Problem& p) const override {
+    const Shape s(p);
+    const int64_t eb = element_bytes(p.dtype);
+    const std::string a = s.a_row ? "row-major" : "column-major", b = s.b_row ? "row-major" : "column-major";
+    std::vector<LaunchOperand> ops = {{"A", "M x K " + p.dtype + ", " + a, s.m * s.k * eb},
+                                      {"B", "K x N " + p.dtype + ", " + b, s.k * s.n * eb},
+                                      {"C", "M x N " + out_dtype(p.dtype) + ", row-major (written)", s.m * s.n * out_bytes(p.dtype)}};
+    if (p.dtype == "fp8") {
+      ops.push_back({"scale_a", "one float, 16-byte aligned: C = scale_a * scale_b * A*B", 4});
+      ops.push_back({"scale_b", "one float, 16-byte aligned", 4});
+    }
+    ops.push_back({"splitk_partials", "split-K's fp32 partial sums", kSplitKPartialBytes, true});
+    ops.push_back({"splitk_arrivals", "split-K's arrival counters (zero between launches)",
+                   static_cast<int64_t>(kSplitKCounters * sizeof(unsigned)), true});
+    return ops;
+  }
+  void kernel_arguments(const Problem& p, const std::map<std::string, void*>& operands,
+                        const std::vector<TensorMapSpec>& tensor_maps, KernelArguments& out) const override {
+    gemm_arguments(p, operands, tensor_maps, out);
   }
   std::vector<KernelParam> kernel_parameters(const Problem& p, const SweepConfig& config) const override {
     const std::string in = element_name(p.dtype), out = element_name(out_dtype(p.dtype));

@@ -43,6 +43,23 @@ Declared& declared() {
 
 }  // namespace
 
+void KernelFamily::kernel_arguments(const Problem&, const std::map<std::string, void*>&,
+                                    const std::vector<TensorMapSpec>&, KernelArguments&) const {
+  throw Error(fmt::format("{} kernels cannot be launched outside ktune yet (its family declares no launch operands)",
+                          name()));
+}
+
+// The operand `name` of `operands`, or an Error naming what the family takes.
+void* operand(const std::map<std::string, void*>& operands, const std::string& name, const Problem& p) {
+  auto it = operands.find(name);
+  if (it == operands.end()) {
+    std::string known;
+    for (const auto& [n, ptr] : operands) known += (known.empty() ? "" : ", ") + n;
+    throw Error(fmt::format("{}: no operand {} given (given: {})", p.family, name, known.empty() ? "none" : known));
+  }
+  return it->second;
+}
+
 std::vector<const KernelFamily*> all_families() {
   std::vector<const KernelFamily*> out = built_in_families();
   Declared& d = declared();

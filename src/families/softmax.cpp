@@ -37,10 +37,22 @@ int64_t traffic_bytes(const Problem& p) {
   return 2 * p.dims.at("rows") * p.dims.at("cols") * element_bytes(p.dtype);
 }
 
+// The kernels' argument list from the operands' device addresses.
+void softmax_arguments(const Problem& p, const std::map<std::string, void*>& operands,
+                       const std::vector<TensorMapSpec>& tensor_maps, KernelArguments& out) {
+  if (!tensor_maps.empty()) throw Error("softmax takes no tensor maps");
+  out.add_pointer(operand(operands, "X", p));
+  out.add_pointer(operand(operands, "Y", p));
+  out.add(static_cast<long long>(p.dims.at("rows")));
+  out.add(static_cast<int>(p.dims.at("cols")));
+  out.add_pointer(operand(operands, "split_partials", p));
+  out.add_pointer(operand(operands, "split_counters", p));
+}
+
 class SoftmaxWorkload : public Workload {
  public:
   SoftmaxWorkload(const Problem& p, GpuContext& gpu, uint64_t seed)
-      : Workload(gpu), gpu_(gpu), dtype_(p.dtype), rows_(p.dims.at("rows")), cols_(static_cast<int>(p.dims.at("cols"))),
+      : Workload(gpu), gpu_(gpu), problem_(p), dtype_(p.dtype), rows_(p.dims.at("rows")), cols_(static_cast<int>(p.dims.at("cols"))),
         copy_(traffic_bytes(p)), cudnn_(gpu.stream(), p.dtype, p.dims.at("rows"), p.dims.at("cols")) {
     const int64_t n = rows_ * cols_;
     x_ = buffers_.add("X", BufferRole::input, n * element_bytes(dtype_));
@@ -69,8 +81,10 @@ class SoftmaxWorkload : public Workload {
   }
 
   std::vector<void*> kernel_args(const std::vector<TensorMapSpec>& tensor_maps) override {
-    if (!tensor_maps.empty()) throw Error("softmax takes no tensor maps");
-    return {&x_, &y_, &rows_, &cols_, &partials_, &counters_};
+    args_.clear();
+    softmax_arguments(problem_, {{"X", x_}, {"Y", y_}, {"split_partials", partials_}, {"split_counters", counters_}},
+                      tensor_maps, args_);
+    return args_.as_vector();
   }
   ErrorStats check_output(const Tolerance& t) override {
     return gpu_.compare(y_, dtype_, ref_, rows_ * cols_, t.atol, t.rtol);
@@ -93,6 +107,7 @@ class SoftmaxWorkload : public Workload {
 
  private:
   GpuContext& gpu_;
+  Problem problem_;
   std::string dtype_;
   long long rows_;
   int cols_;
@@ -101,6 +116,7 @@ class SoftmaxWorkload : public Workload {
   void *x_ = nullptr, *y_ = nullptr;
   float* ref_ = nullptr;
   void *partials_ = nullptr, *counters_ = nullptr;
+  KernelArguments args_;
 };
 
 class SoftmaxFamily : public KernelFamily {
@@ -152,6 +168,17 @@ class SoftmaxFamily : public KernelFamily {
   }
   std::unique_ptr<Workload> prepare(const Problem& p, GpuContext& gpu, uint64_t seed) const override {
     return std::make_unique<SoftmaxWorkload>(p, gpu, seed);
+  }
+  std::vector<LaunchOperand> launch_operands(const Problem& p) const override {
+    const int64_t bytes = p.dims.at("rows") * p.dims.at("cols") * element_bytes(p.dtype);
+    return {{"X", "rows x cols " + p.dtype + ", row-major", bytes},
+            {"Y", "rows x cols " + p.dtype + ", row-major (written)", bytes},
+            {"split_partials", "the split kernels' per-slice (maximum, sum) pairs", kSplitPartialBytes, true},
+            {"split_counters", "the split kernels' per-row counters (zero between launches)", kSplitCounterBytes, true}};
+  }
+  void kernel_arguments(const Problem& p, const std::map<std::string, void*>& operands,
+                        const std::vector<TensorMapSpec>& tensor_maps, KernelArguments& out) const override {
+    softmax_arguments(p, operands, tensor_maps, out);
   }
   std::vector<KernelParam> kernel_parameters(const Problem& p, const SweepConfig&) const override {
     const std::string t = elementwise::element_name(p.dtype);
