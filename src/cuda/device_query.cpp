@@ -7,13 +7,13 @@
 
 namespace ktune::cuda {
 
-DeviceInfo query_device() {
+DeviceInfo query_device(int ordinal) {
   const DriverApi& api = driver();
   cudaDeviceProp prop{};
-  KTUNE_CUDA(cudaGetDeviceProperties(&prop, 0));
-  auto attribute = [](cudaDeviceAttr attr) {
+  KTUNE_CUDA(cudaGetDeviceProperties(&prop, ordinal));
+  auto attribute = [ordinal](cudaDeviceAttr attr) {
     int value = 0;
-    KTUNE_CUDA(cudaDeviceGetAttribute(&value, attr, 0));
+    KTUNE_CUDA(cudaDeviceGetAttribute(&value, attr, ordinal));
     return value;
   };
   DeviceInfo d;

@@ -6,6 +6,6 @@
 
 namespace ktune::cuda {
 
-DeviceInfo query_device();  // device 0; throws NoGpuError without one
+DeviceInfo query_device(int ordinal = 0);  // throws NoGpuError without a GPU
 
 }  // namespace ktune::cuda

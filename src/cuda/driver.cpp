@@ -47,9 +47,9 @@ const Loaded& load() {
       l.error = describe_no_gpu(e == cudaSuccess ? cudaErrorNoDevice : e);
       return l;
     }
-    // Create the primary context now, so driver calls below have a current context.
-    e = cudaSetDevice(0);
-    if (e == cudaSuccess) e = cudaFree(nullptr);
+    // Create the current device's primary context now (device 0 unless an application linking
+    // the runtime library chose another), so driver calls below have a current context.
+    e = cudaFree(nullptr);
     if (e != cudaSuccess) {
       l.error = describe_no_gpu(e);
       return l;

@@ -21,7 +21,7 @@ struct DriverApi {
   decltype(&::cuTensorMapEncodeTiled) tensor_map_encode_tiled = nullptr;
 };
 
-// Initializes the runtime on device 0 and resolves the entry points. Throws NoGpuError with a
+// Initializes the runtime on the current device (0 unless the caller set another) and resolves the entry points. Throws NoGpuError with a
 // message that says what is missing (no driver, no device) the first time; later calls are free.
 const DriverApi& driver();
 
