@@ -5,7 +5,7 @@
 #include <map>
 #include <optional>
 
-#include "compile/embedded.hpp"
+#include "cli/common.hpp"
 #include "core/device.hpp"
 #include "families/family.hpp"
 #include "space/enumerate.hpp"
@@ -27,13 +27,13 @@ std::optional<ArchFacts> facts_of(const CacheKey& key) {
   }
 }
 
-// Each family's built-in configs, parsed once for all the entries.
+// Each family's own configs (embedded, or the files a declaration names), parsed once for all
+// the entries.
 using BuiltIn = std::map<std::string, std::vector<SweepConfig>>;
 const std::vector<SweepConfig>& configs_of(const KernelFamily& family, BuiltIn& parsed) {
   auto [it, inserted] = parsed.try_emplace(std::string(family.name()));
   if (inserted)
-    for (std::string_view path : family.default_configs())
-      it->second.push_back(parse_family_config(family, *find_embedded(path), std::string(path)));
+    for (std::string_view path : family.default_configs()) it->second.push_back(embedded_config(path, family));
   return it->second;
 }
 

@@ -41,6 +41,10 @@ std::vector<DispatchRow> dispatch_table(const std::vector<CacheEntry>& entries) 
     r.options = e.key.options;
     r.dims = e.key.dims;
     r.gpu = e.key.gpu_name;
+    DeviceInfo device;
+    device.cc_major = e.key.cc_major;
+    device.cc_minor = e.key.cc_minor;
+    if (e.key.cc_major > 0) r.arch = device.arch();
     r.config = e.winner_config.empty() ? e.key.config_name : e.winner_config;
     r.kernel_name = e.kernel_name;
     r.params = e.params;
@@ -105,6 +109,7 @@ nlohmann::json dispatch_json(const std::vector<DispatchRow>& table) {
                     {"options", r.options},
                     {"dims", r.dims},
                     {"gpu", r.gpu},
+                    {"arch", r.arch},
                     {"config", r.config},
                     {"kernel_name", r.kernel_name},
                     {"params", r.params},
@@ -126,6 +131,7 @@ std::vector<DispatchRow> parse_dispatch_json(const nlohmann::json& j) {
       row.at("options").get_to(r.options);
       row.at("dims").get_to(r.dims);
       row.at("gpu").get_to(r.gpu);
+      r.arch = row.value("arch", "");
       row.at("config").get_to(r.config);
       row.at("kernel_name").get_to(r.kernel_name);
       row.at("params").get_to(r.params);

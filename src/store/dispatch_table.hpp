@@ -27,6 +27,7 @@ struct DispatchRow {
   Options options;
   Bindings dims;
   std::string gpu;
+  std::string arch;  // what the GPU's cubins are built for: "sm_90a" ("" in tables from before it was kept)
   std::string config, kernel_name;
   Bindings params;
   int64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1}, shared_bytes = 0;
