@@ -8,6 +8,8 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/current_winners.hpp"
+#include "compile/nvrtc_compiler.hpp"
+#include "runtime/bundle.hpp"
 #include "store/cache.hpp"
 #include "store/dispatch_table.hpp"
 #include "util/error.hpp"
@@ -47,7 +49,7 @@ std::vector<std::pair<std::string, std::string>> pairs(const std::string& text, 
 
 void setup_export(CLI::App& app, int& exit_code) {
   struct Options {
-    std::string format = "json", out, cache_dir;
+    std::string format = "json", out, cache_dir, bundle;
     std::string family, dtype = "fp16", dims, options, gpu;
   };
   auto opts = std::make_shared<Options>();
@@ -57,9 +59,23 @@ void setup_export(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"json", "cpp"}))
       ->capture_default_str();
   cmd->add_option("--out", opts->out, "file to write (default: standard output)");
+  cmd->add_option("--bundle", opts->bundle,
+                  "write a folder the runtime library launches from instead (include/ktune/runtime.hpp): the table, "
+                  "the configs and kernels its rows need, and each row's cubin for the GPU it was tuned on");
   cmd->add_option("--cache-dir", opts->cache_dir, "cache folder (default: $KTUNE_CACHE_DIR or ~/.cache/ktune)");
   cmd->callback([opts, &exit_code] {
     const std::vector<DispatchRow> table = cached_table(opts->cache_dir);
+    if (!opts->bundle.empty()) {
+      if (!opts->out.empty()) throw ConfigError("--bundle writes a folder: give --out or --bundle, not both");
+      CommonFlags c;
+      c.cache_dir = opts->cache_dir;
+      NvrtcCompiler compiler(cache_dir(c));
+      const BundleWriteReport report = write_bundle(opts->bundle, table, compiler);
+      for (const std::string& note : report.notes) fmt::print(stderr, "note: {}\n", note);
+      fmt::print(stderr, "{}: {} rows, {} cubins\n", opts->bundle, report.rows, report.cubins);
+      exit_code = report.rows == table.size() ? 0 : 1;
+      return;
+    }
     const std::string text = opts->format == "json" ? dispatch_json(table).dump(2) + "\n"
                                                     : dispatch_cpp(table, "ktune export --format cpp");
     if (opts->out.empty())

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 // Lowest first.
 const std::vector<std::string> kRooms = {"util",  "core",     "measure", "cuda",  "space", "compile", "scale",
-                                         "store", "gpu",      "families", "bench", "tune",  "report",  "cli"};
+                                         "store", "gpu",      "families", "bench", "tune",  "report",  "runtime", "cli"};
 
 int floor_of(const std::string& room) {
   for (size_t i = 0; i < kRooms.size(); ++i)

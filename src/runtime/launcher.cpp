@@ -1,0 +1,223 @@
+#include "runtime/launcher.hpp"
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "compile/kernel_source.hpp"
+#include "compile/nvrtc_compiler.hpp"
+#include "cuda/check.hpp"
+#include "cuda/device_query.hpp"
+#include "cuda/driver.hpp"
+#include "cuda/resources.hpp"
+#include "space/enumerate.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+
+namespace ktune {
+
+namespace fs = std::filesystem;
+
+struct Launcher::Prepared {
+  RuntimeChoice choice;
+  const KernelFamily* family = nullptr;
+  Problem problem;  // completed
+  std::unique_ptr<cuda::Module> module;
+  CUfunction function = nullptr;
+  std::vector<LaunchOperand> operands;
+  std::map<std::string, void*> last_buffers;  // the caller's buffers and stream the arguments below
+  CUstream last_stream = nullptr;              // were built for
+  KernelArguments arguments;
+  std::vector<std::pair<void*, size_t>> zeroed;  // operands zeroed before every launch
+};
+
+namespace {
+
+std::string problem_key(const Problem& p) { return nlohmann::json({p.family, p.dtype, p.options, p.dims}).dump(); }
+
+std::string shape_of(const DispatchRow& r) { return nlohmann::json(r.dims).dump(); }
+
+// Why the device cannot run `f` with `launch`, or "": the worker's checks, in the same terms.
+std::string resource_problem(CUfunction f, const Launch& l, const DeviceInfo& device) {
+  const cuda::DriverApi& api = cuda::driver();
+  int max_threads = 0, static_smem = 0;
+  KTUNE_CU(api.func_get_attribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f));
+  KTUNE_CU(api.func_get_attribute(&static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f));
+  if (l.block[0] * l.block[1] * l.block[2] > max_threads)
+    return fmt::format("{} threads per block, the kernel allows {}", l.block[0] * l.block[1] * l.block[2], max_threads);
+  if (l.shared_bytes + static_smem > device.max_smem_per_block_optin)
+    return fmt::format("{} bytes of shared memory, the device allows {}", l.shared_bytes + static_smem,
+                       device.max_smem_per_block_optin);
+  const CUresult r = api.func_set_attribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(l.shared_bytes));
+  if (r != CUDA_SUCCESS) return fmt::format("cannot raise dynamic shared memory to {} bytes", l.shared_bytes);
+  if (device.cc_major >= 9) (void)api.func_set_attribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+  return "";
+}
+
+}  // namespace
+
+Launcher::Launcher(fs::path bundle_dir, fs::path cache_dir)
+    : dir_(std::move(bundle_dir)), cache_dir_(cache_dir.empty() ? default_cache_dir() / "runtime" : std::move(cache_dir)) {
+  rows_ = read_bundle(dir_);
+  for (const BundleRow& r : rows_) {
+    table_.push_back(r.row);
+    if (!r.declaration.empty()) declare_family(dir_ / r.declaration);
+  }
+  int ordinal = 0;
+  KTUNE_CUDA(cudaGetDevice(&ordinal));
+  cuda::driver();  // the current device's context, and the driver's entry points
+  device_ = cuda::query_device(ordinal);
+}
+
+Launcher::~Launcher() {
+  for (auto& [key, ws] : workspaces_) KTUNE_CUDA_WARN(cudaFree(ws.first));
+}
+
+Problem Launcher::complete(Problem p) const {
+  complete_options(p);
+  check_problem(p);
+  return p;
+}
+
+std::vector<LaunchOperand> Launcher::operands(const Problem& p) const {
+  const Problem q = complete(p);
+  return find_family(q.family).launch_operands(q);
+}
+
+Launcher::Prepared& Launcher::prepared(const Problem& asked) {
+  const std::string key = problem_key(asked);
+  if (auto it = prepared_.find(key); it != prepared_.end()) return *it->second;
+  auto out = std::make_unique<Prepared>();
+  out->problem = complete(asked);
+  const Problem& p = out->problem;
+  out->family = &find_family(p.family);
+  out->operands = out->family->launch_operands(p);
+  if (out->operands.empty())
+    throw Error(fmt::format("{} kernels cannot be launched by the runtime yet (the family declares no launch operands)", p.family));
+
+  // This GPU's rows first, nearest first; then rows tuned on other GPUs, compiled here.
+  std::vector<NearestRow> order = nearest_rows(table_, p.family, p.dtype, p.options, p.dims, device_.name, table_.size());
+  for (const NearestRow& n : nearest_rows(table_, p.family, p.dtype, p.options, p.dims, "", table_.size()))
+    if (n.row->gpu != device_.name) order.push_back(n);
+  if (order.empty())
+    throw Error(fmt::format("{}: the bundle {} has no {} {} rows with these options", describe(p), dir_.string(), p.family, p.dtype));
+
+  RuntimeChoice& choice = out->choice;
+  std::map<std::string, SweepConfig> configs;
+  for (const NearestRow& n : order) {
+    const BundleRow& row = rows_.at(static_cast<size_t>(n.row - table_.data()));
+    const std::string tuned = fmt::format("{} (tuned at {} on {})", row.row.config, shape_of(row.row), row.row.gpu);
+    try {
+      auto cfg = configs.find(row.config_file);
+      if (cfg == configs.end())
+        cfg = configs.emplace(row.config_file, load_family_config(*out->family, dir_ / row.config_file)).first;
+      const SweepConfig& config = cfg->second;
+      const Candidate cand = make_candidate(config, recorded_params(config, row.row.params),
+                                            out->family->context(p, arch_facts(device_)), out->family->placeholders(p));
+      if (!cand.valid) {
+        choice.passed_over.push_back(fmt::format("{}: {}", tuned, cand.invalid_reason));
+        continue;
+      }
+      auto cubin = row.cubins.find(device_.arch());
+      std::unique_ptr<cuda::Module> module;
+      std::string lowered;
+      if (cand.kernel_name == row.row.kernel_name && cubin != row.cubins.end()) {
+        module = std::make_unique<cuda::Module>(read_file(dir_ / cubin->second.file));
+        lowered = cubin->second.lowered_name;
+        choice.kernel_from = "bundle cubin";
+      } else {
+        const KernelSource source = resolve_kernel_source(config);
+        NvrtcCompiler compiler(cache_dir_);
+        const CompileInfo info = compiler.compile({source.name, source.text, source.headers, cand.kernel_name, device_.arch(), {}});
+        if (!info.ok) {
+          choice.passed_over.push_back(fmt::format("{}: {} does not compile for {}", tuned, cand.kernel_name, device_.arch()));
+          continue;
+        }
+        module = std::make_unique<cuda::Module>(read_file(info.cubin_path));
+        lowered = info.lowered_name;
+        choice.kernel_from = "nvrtc";
+      }
+      CUfunction f = module->function(lowered);
+      if (std::string why = resource_problem(f, cand.launch, device_); !why.empty()) {
+        choice.passed_over.push_back(fmt::format("{}: {}", tuned, why));
+        continue;
+      }
+      choice.row = &row;
+      choice.distance = n.distance;
+      choice.kernel_name = cand.kernel_name;
+      choice.launch = cand.launch;
+      choice.function = f;
+      out->module = std::move(module);
+      out->function = f;
+      break;
+    } catch (const ConfigError& e) {
+      choice.passed_over.push_back(fmt::format("{}: {}", tuned, e.what()));
+    }
+  }
+  if (!choice.row) {
+    std::string why;
+    for (const std::string& s : choice.passed_over) why += "\n  " + s;
+    throw Error(fmt::format("{}: no row of the bundle can run it:{}", describe(p), why));
+  }
+  return *prepared_.emplace(key, std::move(out)).first->second;
+}
+
+void* Launcher::workspace(const LaunchOperand& op, CUstream stream) {
+  auto& [ptr, bytes] = workspaces_[fmt::format("{}/{}", static_cast<void*>(stream), op.name)];
+  if (bytes < op.bytes) {
+    if (ptr) KTUNE_CUDA(cudaFree(ptr));
+    ptr = nullptr;
+    bytes = 0;
+    KTUNE_CUDA(cudaMalloc(&ptr, static_cast<size_t>(op.bytes)));
+    KTUNE_CUDA(cudaMemset(ptr, 0, static_cast<size_t>(op.bytes)));  // counters start at zero
+    bytes = op.bytes;
+  }
+  return ptr;
+}
+
+RuntimeChoice Launcher::choose(const Problem& p) {
+  std::lock_guard lock(mutex_);
+  return prepared(p).choice;
+}
+
+const RuntimeChoice& Launcher::launch(const Problem& p, const std::map<std::string, void*>& buffers, CUstream stream) {
+  std::lock_guard lock(mutex_);
+  if (!last_ || !(last_problem_ == p)) {
+    last_ = &prepared(p);
+    last_problem_ = p;
+  }
+  Prepared& pr = *last_;
+  if (pr.arguments.size() == 0 || stream != pr.last_stream || buffers != pr.last_buffers) {
+    std::map<std::string, void*> ops;
+    for (const LaunchOperand& op : pr.operands) {
+      if (op.workspace) {
+        ops[op.name] = workspace(op, stream);
+        continue;
+      }
+      auto it = buffers.find(op.name);
+      if (it == buffers.end() || !it->second)
+        throw Error(fmt::format("{}: no device buffer {} given ({}, {} bytes)", describe(pr.problem), op.name, op.help, op.bytes));
+      ops[op.name] = it->second;
+    }
+    for (const auto& [name, ptr] : buffers)  // a misspelt name is an error, not an operand left unset
+      if (!ops.count(name)) throw Error(fmt::format("{}: {} kernels take no operand {}", describe(pr.problem), pr.problem.family, name));
+    pr.arguments.clear();
+    pr.family->kernel_arguments(pr.problem, ops, pr.choice.launch.tensor_maps, pr.arguments);
+    pr.zeroed.clear();
+    for (const LaunchOperand& op : pr.operands)
+      if (op.zero_each_launch) pr.zeroed.emplace_back(ops.at(op.name), static_cast<size_t>(op.bytes));
+    pr.last_buffers = buffers;
+    pr.last_stream = stream;
+  }
+  for (const auto& [ptr, bytes] : pr.zeroed) KTUNE_CUDA(cudaMemsetAsync(ptr, 0, bytes, stream));
+  const Launch& l = pr.choice.launch;
+  KTUNE_CU(cuda::driver().launch_kernel(pr.function, static_cast<unsigned>(l.grid[0]), static_cast<unsigned>(l.grid[1]),
+                                        static_cast<unsigned>(l.grid[2]), static_cast<unsigned>(l.block[0]),
+                                        static_cast<unsigned>(l.block[1]), static_cast<unsigned>(l.block[2]),
+                                        static_cast<unsigned>(l.shared_bytes), stream, pr.arguments.list(), nullptr));
+  return pr.choice;
+}
+
+}  // namespace ktune
