@@ -9,7 +9,9 @@
 // are touched once: load and store them with the evict-first hint, so that they do not push the
 // weight, which every row reads, out of L2), MIN_BLOCKS (blocks an SM must hold: ptxas keeps the
 // registers down to fit them), PERSISTENT with BLOCKS_PER_SM (a grid of a few blocks per SM that
-// load their next rows while they finish the current ones, instead of one block per row group).
+// load their next rows while they finish the current ones, instead of one block per row group),
+// SUM_LATE (store the sum beside y after the reduction, so each thread's writes go out together
+// instead of half of them before the block's barrier).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -48,7 +50,8 @@ __device__ __forceinline__ void store(P* p, const P& v) {
 
 }  // namespace residual_rmsnorm_detail
 
-template <typename T, int VEC, int BLOCK, int ITEMS, int ROWS, int STREAMING, int MIN_BLOCKS, int PERSISTENT>
+template <typename T, int VEC, int BLOCK, int ITEMS, int ROWS, int STREAMING, int MIN_BLOCKS, int PERSISTENT,
+          int SUM_LATE>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     residual_rmsnorm(const T* __restrict__ x, const T* __restrict__ residual, const T* __restrict__ weight,
                      T* __restrict__ sum, T* __restrict__ y, int rows, int hidden, float eps) {
@@ -90,7 +93,7 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
         const float f = to_float(s[it].v[i]);
         squares += f * f;
       }
-      store<STREAMING>(reinterpret_cast<P*>(sum + base + col), s[it]);
+      if (!SUM_LATE) store<STREAMING>(reinterpret_cast<P*>(sum + base + col), s[it]);
     }
     if (PERSISTENT) load_rows(row + step);  // in flight while this pass reduces and writes
     for (int o = 16; o > 0; o >>= 1) squares += __shfl_xor_sync(0xffffffffu, squares, o);
@@ -107,6 +110,7 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
       const int col = (it * TPR + t) * VEC;
       if (!live || col >= hidden) break;
       const P w = *reinterpret_cast<const P*>(weight + col);
+      if (SUM_LATE) store<STREAMING>(reinterpret_cast<P*>(sum + base + col), s[it]);
       P out;
 #pragma unroll
       for (int i = 0; i < VEC; ++i) out.v[i] = from_float<T>(to_float(s[it].v[i]) * rstd * to_float(w.v[i]));
