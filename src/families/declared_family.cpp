@@ -87,7 +87,9 @@ void add_scalar(KernelArguments& out, const ArgumentDecl& a, const Problem& p) {
 }
 
 // A kernel call's argument list: each buffer argument's address from `data`, each scalar's value.
-void bind(const std::vector<ArgumentDecl>& arguments, const std::map<std::string, void*>& data, const Problem& p,
+// (Not `bind`: with a std::map among the arguments, argument-dependent lookup also finds
+// std::bind, which wins overload resolution for a non-const map and silently builds nothing.)
+void bind_arguments(const std::vector<ArgumentDecl>& arguments, const std::map<std::string, void*>& data, const Problem& p,
           KernelArguments& out) {
   for (const ArgumentDecl& a : arguments) {
     if (a.buffer.empty())
@@ -263,7 +265,7 @@ class DeclaredFamily : public KernelFamily {
   void kernel_arguments(const Problem& p, const std::map<std::string, void*>& operands,
                         const std::vector<TensorMapSpec>& tensor_maps, KernelArguments& out) const override {
     if (!tensor_maps.empty()) throw Error(fmt::format("{} takes no tensor maps", p.family));
-    bind(d_.arguments, operands, p, out);
+    bind_arguments(d_.arguments, operands, p, out);
   }
   std::vector<KernelParam> kernel_parameters(const Problem& p, const SweepConfig&) const override {
     return parameters(d_.arguments, p.dtype, /*reference=*/false);
@@ -385,7 +387,7 @@ DeclaredWorkload::DeclaredWorkload(const Declaration& d, const DeclaredFamily& f
   CUfunction reference = compile(d.reference);
   std::map<std::string, void*> reference_view = buffer_data_;  // the reference writes its own outputs and scratch
   for (const auto& [name, data] : reference_data_) reference_view[name] = data;
-  bind(d.reference.arguments, reference_view, p, reference_args_);
+  bind_arguments(d.reference.arguments, reference_view, p, reference_args_);
   gpu_.launch(reference, launch_of(d.reference, p), reference_args_.list());
   KTUNE_CUDA(cudaGetLastError());
   KTUNE_CUDA(cudaStreamSynchronize(stream));
@@ -398,10 +400,10 @@ DeclaredWorkload::DeclaredWorkload(const Declaration& d, const DeclaredFamily& f
       o.reference = wide;
     }
 
-  bind(d.arguments, buffer_data_, p, candidate_args_);
+  bind_arguments(d.arguments, buffer_data_, p, candidate_args_);
   if (d.baseline) {
     baseline_fn_ = compile(*d.baseline);
-    bind(d.baseline->arguments, buffer_data_, p, baseline_args_);
+    bind_arguments(d.baseline->arguments, buffer_data_, p, baseline_args_);
     baseline_launch_ = launch_of(*d.baseline, p);
   }
   if (d.memory_bound) copy_.emplace(static_cast<int64_t>(family.cost(p).min_bytes));

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <string>
 
@@ -98,6 +99,50 @@ TEST(RuntimeBundle, ExportWritesWhatTheRuntimeLaunchesFrom) {
   EXPECT_EQ(read_bundle(dir / "partial").size(), 1u);
   EXPECT_EQ(run_ktune("export --bundle " + (dir / "b2").string() + " --out x.json" + flags).exit_code, 2);
   fs::remove_all(dir);
+}
+
+// What the runtime hands a kernel is what the kernel declares: for every family that can be
+// launched outside ktune, the argument list built from callers' buffers has one entry per
+// parameter the family's contract names (compile/parameter_check.hpp), pointers where they were
+// given; a missing operand is an error naming it. A family that cannot be launched says so.
+TEST(RuntimeBundle, ArgumentsFromCallersBuffersMatchEachFamilysParameters) {
+  declare_families_in(fs::path(KTUNE_SOURCE_DIR) / "examples" / "vector_add");
+  const std::vector<std::pair<Problem, std::string>> cases = {
+      {{"gemm", {{"M", 256}, {"N", 512}, {"K", 128}}, "fp16", {{"layout", "rr"}}}, "configs/gemm_mma.json"},
+      {{"gemm", {{"M", 256}, {"N", 512}, {"K", 128}}, "fp8", {{"layout", "rc"}}}, "configs/gemm_mma.json"},
+      {{"add", {{"N", 1000}}, "bf16", {}}, "configs/add.json"},
+      {{"softmax", {{"rows", 64}, {"cols", 1000}}, "fp16", {}}, "configs/softmax.json"},
+      {{"vector_add", {{"N", 1000}}, "fp32", {}}, ""}};
+  for (const auto& [problem, config_path] : cases) {
+    SCOPED_TRACE(describe(problem));
+    const KernelFamily& family = find_family(problem.family);
+    const SweepConfig config = config_path.empty()
+                                   ? load_family_config(family, fs::path(std::string(family.default_configs().at(0))))
+                                   : parse_family_config(family, *find_embedded(config_path), config_path);
+    std::map<std::string, void*> operands;
+    uintptr_t next = 0x1000;
+    for (const LaunchOperand& op : family.launch_operands(problem)) {
+      EXPECT_GT(op.bytes, 0) << op.name;
+      operands[op.name] = reinterpret_cast<void*>(next += 0x1000);
+    }
+    KernelArguments args;
+    family.kernel_arguments(problem, operands, {}, args);
+    const std::vector<KernelParam> params = family.kernel_parameters(problem, config);
+    EXPECT_EQ(args.size(), params.size());
+    for (size_t i = 0; i < std::min(args.size(), params.size()); ++i) {
+      if (!operands.count(params[i].what)) continue;  // a scalar, or a pointer the family passes as null
+      void* value = nullptr;
+      std::memcpy(&value, args.list()[i], sizeof value);
+      EXPECT_EQ(value, operands.at(params[i].what)) << "parameter " << i << " (" << params[i].what << ")";
+    }
+    operands.erase(operands.begin());
+    KernelArguments missing;
+    EXPECT_THROW(family.kernel_arguments(problem, operands, {}, missing), Error);
+  }
+  const Problem norm{"layernorm", {{"rows", 64}, {"cols", 1000}}, "fp16", {}};
+  EXPECT_TRUE(find_family("layernorm").launch_operands(norm).empty());
+  KernelArguments none;
+  EXPECT_THROW(find_family("layernorm").kernel_arguments(norm, {}, {}, none), Error);
 }
 
 TEST(RuntimeBundle, MissingOrMalformedBundleIsAConfigError) {
