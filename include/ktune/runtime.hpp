@@ -15,6 +15,11 @@
 // bundle's source for this shape and GPU on first use and keeps it on disk. Workspaces (GEMM's
 // split-K partials, softmax's counters) belong to the bundle, one set per stream. Every method is
 // thread-safe; errors are ktune::runtime::Error with a message that says what to do.
+//
+// With KTUNE_TUNE_ON_MISS set (a ktune binary, or 1 for the one on PATH) when a bundle is opened,
+// a problem answered from a nearer shape than its own is launched at once from that row, and a
+// detached `ktune bench` tunes its exact shape into the bundle's cache (DIR/cache/); bundles
+// opened later answer it exactly.
 // docs/runtime.md has the operands of each family and the bundle's layout.
 #pragma once
 
@@ -53,6 +58,7 @@ struct Choice {
   std::string kernel_from;                    // "bundle cubin" or "nvrtc"
   std::vector<std::string> passed_over;       // nearer rows that cannot run this shape, and why
   void* function = nullptr;                   // the CUfunction launched (for profilers and comparisons)
+  bool tuning_started = false;                // a miss now tuned in the background (KTUNE_TUNE_ON_MISS)
   bool exact() const { return distance == 0; }
 };
 

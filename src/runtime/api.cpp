@@ -3,6 +3,7 @@
 // libktune_runtime only.
 #include <ktune/runtime.hpp>
 
+#include <cstdlib>
 #include <mutex>
 
 #include "runtime/launcher.hpp"
@@ -42,6 +43,7 @@ Choice public_choice(const RuntimeChoice& c) {
   out.kernel_from = c.kernel_from;
   out.passed_over = c.passed_over;
   out.function = c.function;
+  out.tuning_started = c.tuning_started;
   return out;
 }
 
@@ -53,8 +55,15 @@ bool same(const Problem& a, const Problem& b) {
 
 // What launch() keeps between calls, so that the call an application makes in its loop (the
 // same problem again) converts nothing and allocates nothing.
+// KTUNE_TUNE_ON_MISS: a ktune binary to tune missed shapes with, or "1" for the one on PATH.
+std::string tune_on_miss() {
+  const char* v = std::getenv("KTUNE_TUNE_ON_MISS");
+  if (!v || !*v || std::string(v) == "0") return "";
+  return std::string(v) == "1" ? "ktune" : v;
+}
+
 struct Bundle::Impl {
-  Impl(const std::string& dir, const std::string& cache_dir) : launcher(dir, cache_dir) {}
+  Impl(const std::string& dir, const std::string& cache_dir) : launcher(dir, cache_dir, tune_on_miss()) {}
   Launcher launcher;
   std::mutex mutex;
   bool has_last = false;

@@ -4,12 +4,14 @@
 
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 
 #include "compile/compiler.hpp"
 #include "compile/embedded.hpp"
 #include "compile/kernel_source.hpp"
 #include "families/family.hpp"
 #include "space/enumerate.hpp"
+#include "store/cache.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 
@@ -122,6 +124,12 @@ std::vector<BundleRow> read_bundle(const fs::path& dir) {
       for (const auto& [arch, cubin] : row.at("cubins").items())
         b.cubins[arch] = {cubin.at("file").get<std::string>(), cubin.at("lowered_name").get<std::string>()};
       out.push_back(std::move(b));
+    }
+    if (const fs::path cache = dir / "cache" / "best_configs.json"; fs::exists(cache)) {
+      std::set<std::string> held;
+      for (const BundleRow& r : out) held.insert(nlohmann::json({r.row.family, r.row.dtype, r.row.options, r.row.dims, r.row.gpu}).dump());
+      for (const DispatchRow& r : dispatch_table(BestConfigCache(cache).list()))
+        if (!held.count(nlohmann::json({r.family, r.dtype, r.options, r.dims, r.gpu}).dump())) out.push_back({r, "", "", {}});
     }
     return out;
   } catch (const nlohmann::json::exception& e) {

@@ -30,7 +30,7 @@ struct BundleCubin {
 
 struct BundleRow {
   DispatchRow row;
-  std::string config_file;  // relative to the bundle
+  std::string config_file;  // relative to the bundle; "" for a row of the bundle's own cache (by name)
   std::string declaration;  // relative to the bundle; "" for a built-in family
   std::map<std::string, BundleCubin> cubins;  // by architecture ("sm_90a")
 };
@@ -45,7 +45,9 @@ struct BundleWriteReport {
 BundleWriteReport write_bundle(const std::filesystem::path& dir, const std::vector<DispatchRow>& table,
                                Compiler& compiler);
 
-// bundle.json's rows; ConfigError naming the file for a malformed or missing one.
+// bundle.json's rows; ConfigError naming the file for a malformed or missing one. Then the rows of
+// the bundle's own cache (DIR/cache/best_configs.json, where tuning on a miss writes) for shapes
+// bundle.json does not hold, with no config file or cubin: their configs are found by name.
 std::vector<BundleRow> read_bundle(const std::filesystem::path& dir);
 
 }  // namespace ktune

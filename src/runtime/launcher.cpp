@@ -3,9 +3,15 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
-#include <set>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "compile/embedded.hpp"
 #include "compile/kernel_source.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "cuda/check.hpp"
@@ -58,8 +64,10 @@ std::string resource_problem(CUfunction f, const Launch& l, const DeviceInfo& de
 
 }  // namespace
 
-Launcher::Launcher(fs::path bundle_dir, fs::path cache_dir)
-    : dir_(std::move(bundle_dir)), cache_dir_(cache_dir.empty() ? default_cache_dir() / "runtime" : std::move(cache_dir)) {
+Launcher::Launcher(fs::path bundle_dir, fs::path cache_dir, std::string tune_on_miss)
+    : dir_(std::move(bundle_dir)),
+      cache_dir_(cache_dir.empty() ? default_cache_dir() / "runtime" : std::move(cache_dir)),
+      tune_on_miss_(std::move(tune_on_miss)) {
   rows_ = read_bundle(dir_);
   for (const BundleRow& r : rows_) {
     table_.push_back(r.row);
@@ -105,15 +113,11 @@ Launcher::Prepared& Launcher::prepared(const Problem& asked) {
     throw Error(fmt::format("{}: the bundle {} has no {} {} rows with these options", describe(p), dir_.string(), p.family, p.dtype));
 
   RuntimeChoice& choice = out->choice;
-  std::map<std::string, SweepConfig> configs;
   for (const NearestRow& n : order) {
     const BundleRow& row = rows_.at(static_cast<size_t>(n.row - table_.data()));
     const std::string tuned = fmt::format("{} (tuned at {} on {})", row.row.config, shape_of(row.row), row.row.gpu);
     try {
-      auto cfg = configs.find(row.config_file);
-      if (cfg == configs.end())
-        cfg = configs.emplace(row.config_file, load_family_config(*out->family, dir_ / row.config_file)).first;
-      const SweepConfig& config = cfg->second;
+      const SweepConfig& config = config_of(row, *out->family);
       const Candidate cand = make_candidate(config, recorded_params(config, row.row.params),
                                             out->family->context(p, arch_facts(device_)), out->family->placeholders(p));
       if (!cand.valid) {
@@ -161,7 +165,70 @@ Launcher::Prepared& Launcher::prepared(const Problem& asked) {
     for (const std::string& s : choice.passed_over) why += "\n  " + s;
     throw Error(fmt::format("{}: no row of the bundle can run it:{}", describe(p), why));
   }
+  if (choice.distance > 0 && !tune_on_miss_.empty()) choice.tuning_started = tune_in_background(p);
   return *prepared_.emplace(key, std::move(out)).first->second;
+}
+
+const SweepConfig& Launcher::config_of(const BundleRow& row, const KernelFamily& family) {
+  const std::string key = row.config_file.empty() ? row.row.family + "/" + row.row.config : row.config_file;
+  if (auto it = configs_.find(key); it != configs_.end()) return it->second;
+  if (!row.config_file.empty()) return configs_.emplace(key, load_family_config(family, dir_ / row.config_file)).first->second;
+  // A row of the bundle's own cache: the family's config of that name (embedded, or a file of a
+  // family the bundle declared).
+  for (std::string_view path : family.default_configs()) {
+    std::optional<SweepConfig> config;
+    if (fs::path(path).is_absolute())
+      config = load_family_config(family, fs::path(path));
+    else if (auto text = find_embedded(path))
+      config = parse_family_config(family, *text, std::string(path));
+    if (config && config->name == row.row.config) return configs_.emplace(key, std::move(*config)).first->second;
+  }
+  throw ConfigError(fmt::format("{} has no config named {}", family.name(), row.row.config));
+}
+
+bool Launcher::tune_in_background(const Problem& p) {
+  // A one-problem suite for `ktune bench`, which tunes what the cache lacks.
+  nlohmann::json problem = {{"family", p.family}, {"dtype", p.dtype}};
+  for (const auto& [name, value] : p.dims) problem[name] = value;
+  for (const auto& [name, value] : p.options) problem[name] = value;
+  const fs::path cache = dir_ / "cache";
+  const fs::path suite = cache / fmt::format("miss-{:016x}.suite.json", std::hash<std::string>{}(problem.dump()));
+  try {
+    write_file_atomic(suite, nlohmann::json{{"name", "tune-on-miss"}, {"problems", {problem}}}.dump(2) + "\n");
+  } catch (const Error&) {
+    return false;  // a bundle the application cannot write to: it goes on with the nearest row
+  }
+  std::vector<std::string> args = {tune_on_miss_, "bench", suite.string(), "--cache-dir", cache.string(),
+                                   "--out", (cache / "results").string(), "--stem", suite.stem().string(), "--no-progress"};
+  for (const BundleRow& r : rows_)  // a declared family: its folder in the bundle
+    if (r.row.family == p.family && !r.declaration.empty()) {
+      args.push_back("--family-path");
+      args.push_back((dir_ / r.declaration).parent_path().string());
+      break;
+    }
+  const std::string log = (cache / "tune-on-miss.log").string();
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  // Detached: the child starts a grandchild and exits at once, so the tuning belongs to init and
+  // the application never waits for it or reaps it. Between fork and exec only async-signal-safe
+  // calls, as a multithreaded process requires.
+  const pid_t child = fork();
+  if (child < 0) return false;
+  if (child == 0) {
+    if (fork() != 0) _exit(0);
+    setsid();
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0) {
+      dup2(fd, STDOUT_FILENO);
+      dup2(fd, STDERR_FILENO);
+    }
+    execvp(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 void* Launcher::workspace(const LaunchOperand& op, CUstream stream) {

@@ -3,6 +3,12 @@
 // configuration cannot run the shape), its kernel loaded from the bundle's cubin or compiled by
 // NVRTC on first use (cached on disk), its workspaces, and launches on the caller's stream with
 // the caller's buffers. Thread-safe; what a problem needs is prepared once and kept.
+//
+// Tuning on a miss: given a ktune binary, a problem answered by a nearer row than its own starts
+// `ktune bench` on that one problem in the background, detached, into the bundle's own cache
+// (DIR/cache/best_configs.json; its log DIR/cache/tune-on-miss.log). The application goes on
+// with the nearest row; every later open of the bundle reads that cache beside bundle.json and
+// answers the shape exactly (its kernel compiled by NVRTC on first use).
 #pragma once
 
 #include <cuda.h>
@@ -28,6 +34,7 @@ struct RuntimeChoice {
   std::string kernel_name;      // for this shape (a nearest row's kernel may be instantiated anew)
   Launch launch;                // for this shape
   std::string kernel_from;      // "bundle cubin" or "nvrtc"
+  bool tuning_started = false;  // a miss whose exact shape is now being tuned in the background
   std::vector<std::string> passed_over;  // nearer rows that cannot run this shape, each with why
   CUfunction function = nullptr;
 };
@@ -35,7 +42,9 @@ struct RuntimeChoice {
 class Launcher {
  public:
   // `cache_dir`: where kernels compiled on first use are kept ("" : default_cache_dir()/runtime).
-  explicit Launcher(std::filesystem::path bundle_dir, std::filesystem::path cache_dir = {});
+  // `tune_on_miss`: the ktune binary that tunes missed shapes in the background ("": none).
+  explicit Launcher(std::filesystem::path bundle_dir, std::filesystem::path cache_dir = {},
+                    std::string tune_on_miss = {});
   ~Launcher();
 
   // The problem completed with its family's default options and checked (ConfigError otherwise).
@@ -56,8 +65,11 @@ class Launcher {
   struct Prepared;
   Prepared& prepared(const Problem& p);  // under mutex_
   void* workspace(const LaunchOperand& op, CUstream stream);  // under mutex_
+  const SweepConfig& config_of(const BundleRow& row, const KernelFamily& family);  // under mutex_
+  bool tune_in_background(const Problem& p);  // under mutex_; false when it could not start
 
   std::filesystem::path dir_, cache_dir_;
+  std::string tune_on_miss_;
   std::vector<BundleRow> rows_;
   std::vector<DispatchRow> table_;  // rows_' dispatch rows, for the nearest-shape rule
   DeviceInfo device_;
@@ -66,6 +78,7 @@ class Launcher {
   Prepared* last_ = nullptr;  // the last launch's, for `last_problem_`
   Problem last_problem_;
   std::map<std::string, std::pair<void*, int64_t>> workspaces_;  // by stream and operand: pointer, bytes
+  std::map<std::string, SweepConfig> configs_;  // by file, or by family and name for the cache's rows
 };
 
 }  // namespace ktune
