@@ -21,12 +21,14 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "measure/stats.hpp"
 #include "bench/suite.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/current_winners.hpp"
 #include "compile/embedded.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "families/family.hpp"
@@ -36,6 +38,8 @@
 #include "scale/gpu_list.hpp"
 #include "scale/shard.hpp"
 #include "store/rejections.hpp"
+#include "store/dispatch_table.hpp"
+#include "store/regret.hpp"
 #include "store/results.hpp"
 #include "tune/interleaved.hpp"
 #include "util/fs.hpp"
@@ -55,6 +59,7 @@ struct BenchFlags {
   std::vector<std::string> configs_from;
   std::string gpus;   // --gpus: "all" or "0,1"; empty: the one GPU a worker gets
   std::string shard;  // "I/N"; default: the job array's (scale/shard.hpp), else the whole suite
+  std::string nearest_from;  // a cache folder whose nearest rows are timed beside each winner
 };
 
 // A suite problem with everything that can be resolved before the GPU is touched.
@@ -240,6 +245,10 @@ void setup_bench(CLI::App& app, int& exit_code) {
   cmd->add_option("--plant-delay", opts->bench.plant_delay_percent,
                   "make every tuned kernel this many percent slower on the GPU (tests the regression gate)")
       ->check(CLI::Range(0.0, 100.0));
+  cmd->add_option("--nearest-from", opts->bench.nearest_from,
+                  "a cache folder: also time, beside each problem's own winner and in the same rounds, the "
+                  "configuration that folder's nearest tuned shape would answer with (ktune lookup, the runtime "
+                  "library); the regrets go to <stem>.regret.json and FOLDER/regret.json, which ktune lookup reads");
   cmd->add_option("--gpus", opts->bench.gpus,
                   "all | 0,1,...: spread the problems over these GPUs, a worker each (every candidate of a problem "
                   "runs on one GPU); one results file and cache");
@@ -276,6 +285,14 @@ void setup_bench(CLI::App& app, int& exit_code) {
 
     const std::map<std::string, Winner> recorded =
         flags.configs_from.empty() ? std::map<std::string, Winner>{} : recorded_winners(flags.configs_from);
+    std::vector<DispatchRow> nearest_table;
+    if (!flags.nearest_from.empty()) {
+      const std::filesystem::path file = std::filesystem::path(flags.nearest_from) / "best_configs.json";
+      if (!std::filesystem::exists(file)) throw ConfigError(fmt::format("--nearest-from {}: no cache there", flags.nearest_from));
+      std::vector<std::string> notes;
+      nearest_table = dispatch_table(current_winners(BestConfigCache(file).list(), notes));
+    }
+    std::vector<RegretEntry> regrets;  // with print_mutex held
 
     // One lane per GPU: without --gpus the one GPU a plain worker gets; with it, a worker per
     // listed GPU, each shown only its own (CUDA_VISIBLE_DEVICES).
@@ -367,10 +384,48 @@ void setup_bench(CLI::App& app, int& exit_code) {
       }
       CandidateRecord best = compile_best(lane.compiler, p, winner, device);
       std::optional<ProblemResult> tuning = std::move(winner.tuning);
+      // --nearest-from: the configuration the nearest other shape's row answers with, re-evaluated
+      // for this shape (the nearest whose configuration can run it), timed in the same rounds.
+      std::optional<CandidateRecord> nearest;
+      std::optional<NearestRow> nearest_row;
+      if (ready(best) && !nearest_table.empty())
+        for (const NearestRow& n : nearest_rows(nearest_table, p.problem.family, p.problem.dtype, p.problem.options,
+                                                p.problem.dims, device.name, nearest_table.size())) {
+          if (n.distance == 0) continue;
+          CandidateRecord c = compile_best(lane.compiler, p, Winner{n.row->params, n.row->config, std::nullopt}, device);
+          if (!ready(c)) continue;
+          nearest = std::move(c);
+          nearest_row = n;
+          break;
+        }
+      if (ready(best) && !nearest_table.empty() && !nearest) {
+        std::lock_guard lock(print_mutex);
+        fmt::print("\n{}: no other tuned shape's configuration can run it (the runtime would refuse it)\n",
+                   describe(p.problem));
+      }
       if (ready(best)) {
         lane.session.set_problem(p.problem, tolerance_for(*p.family, p.problem, tolerance), flags.seed);
         InterleavedOptions io{flags.rounds, flags.samples, measure.warmup_ms, flags.plant_delay_percent / 100};
-        Interleaved measured = measure_interleaved(lane.session, {best}, io);
+        std::vector<CandidateRecord> kernels = {best};
+        if (nearest) kernels.push_back(*nearest);
+        Interleaved measured = measure_interleaved(lane.session, kernels, io);
+        if (nearest) {
+          const CandidateRecord& own = measured.kernels.front();
+          const CandidateRecord& near = measured.kernels.back();
+          std::lock_guard lock(print_mutex);
+          if (own.time && near.time && own.disposition == Disposition::passed && near.disposition == Disposition::passed) {
+            regrets.push_back({p.problem, device.name, nearest_row->row->dims, nearest_row->distance, own.config_name,
+                               near.config_name, own.params, near.params, own.time->median, near.time->median});
+            fmt::print("\n{}: the nearest tuned shape {} (distance {:.3f}) answers {:+.1f}% slower than its own winner\n",
+                       describe(p.problem), nlohmann::json(nearest_row->row->dims).dump(), nearest_row->distance,
+                       100 * regrets.back().regret());
+            // Rewritten after every problem, as the results are: a run cut short keeps what it measured.
+            write_file_atomic(out_dir / (stem + ".regret.json"), regret_json(regrets).dump(2) + "\n");
+          } else {
+            fmt::print("\n{}: the nearest tuned shape's configuration did not pass here ({}: {})\n", describe(p.problem),
+                       to_string(near.disposition), near.reason);
+          }
+        }
         best = std::move(measured.kernels.front());
         CandidateRecord reference = std::move(measured.baselines.front());
         reference.config_name = best.config_name;
@@ -477,6 +532,20 @@ void setup_bench(CLI::App& app, int& exit_code) {
                  (out_dir / (tuning_stem + ".json")).string());
     for (const std::string& w : cache.take_warnings()) fmt::print(stderr, "warning: {}\n", w);
     if (failures) fmt::print("{} of {} problems have no passing measurement\n", failures, plan.size());
+    if (!flags.nearest_from.empty()) {
+      write_file_atomic(out_dir / (stem + ".regret.json"), regret_json(regrets).dump(2) + "\n");
+      merge_regret_file(std::filesystem::path(flags.nearest_from) / "regret.json", regrets);
+      fmt::print("         {} (answers from the nearest tuned shape, timed beside each winner)\n",
+                 (out_dir / (stem + ".regret.json")).string());
+      std::set<std::string> families;
+      for (const RegretEntry& e : regrets) families.insert(e.problem.family);
+      for (const std::string& family : families)
+        for (const RegretBucket& b : regret_buckets(regrets, family))
+          if (b.count)
+            fmt::print("{} at distance [{}, {}): {} shapes, regret median {:.1f}%, p90 {:.1f}%, worst {:.1f}%{}\n", family,
+                       b.low, b.high, b.count, 100 * b.median, 100 * b.p90, 100 * b.worst,
+                       b.retune() ? ": re-tune such shapes" : "");
+    }
     exit_code = failures ? 1 : 0;
   });
 }

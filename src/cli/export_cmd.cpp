@@ -12,6 +12,7 @@
 #include "runtime/bundle.hpp"
 #include "store/cache.hpp"
 #include "store/dispatch_table.hpp"
+#include "store/regret.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 
@@ -117,14 +118,29 @@ void setup_export(CLI::App& app, int& exit_code) {
       return;
     }
     nlohmann::json row = dispatch_json({*found->row}).at("rows").at(0);
-    fmt::print("{}\n", nlohmann::json{{"exact", found->distance == 0},
-                                      {"distance", found->distance},
-                                      {"tuned_dims", found->row->dims},
-                                      {"row", row}}
-                           .dump(2));
-    if (found->distance > 0)
+    nlohmann::json answer = {{"exact", found->distance == 0},
+                             {"distance", found->distance},
+                             {"tuned_dims", found->row->dims},
+                             {"row", row}};
+    // What answers from this far away have cost, where `ktune bench --nearest-from` measured it.
+    CommonFlags c;
+    c.cache_dir = opts->cache_dir;
+    const std::vector<RegretEntry> regrets = read_regret_file(cache_dir(c) / "regret.json");
+    const RegretBucket bucket = regret_bucket_at(regrets, opts->family, found->distance);
+    if (found->distance > 0 && bucket.count)
+      answer["regret"] = {{"distance_from", bucket.low},   {"distance_to", bucket.high}, {"shapes", bucket.count},
+                          {"median", bucket.median},       {"p90", bucket.p90},         {"worst", bucket.worst},
+                          {"retune", bucket.retune()}};
+    fmt::print("{}\n", answer.dump(2));
+    if (found->distance > 0) {
       fmt::print(stderr, "not tuned for this shape: the nearest tuned one is {} (distance {:.3f}, log2 units)\n",
                  nlohmann::json(found->row->dims).dump(), found->distance);
+      if (bucket.count)
+        fmt::print(stderr, "measured ({} {} shapes at distance {} to {}): answering from the nearest costs a median "
+                           "{:.1f}%, a tenth of them over {:.1f}%, at worst {:.1f}%{}\n",
+                   bucket.count, opts->family, bucket.low, bucket.high, 100 * bucket.median, 100 * bucket.p90,
+                   100 * bucket.worst, bucket.retune() ? ": tune this shape (ktune " + opts->family + " ...)" : "");
+    }
     exit_code = 0;
   });
 }
