@@ -5,9 +5,12 @@
 //
 // A block of BLOCK threads holds ROWS rows, BLOCK / ROWS threads a row (a warp or more), each
 // thread ITEMS vectors of VEC elements of it. Tunables: VEC, BLOCK, ITEMS, ROWS (a row per warp
-// leaves no partial last wave of blocks at large row counts), STREAMING (x, residual, sum and y
-// are touched once: load and store them with the evict-first hint, so that they do not push the
-// weight, which every row reads, out of L2), MIN_BLOCKS (blocks an SM must hold: ptxas keeps the
+// leaves no partial last wave of blocks at large row counts), HINTS (how x, residual, sum and y,
+// each touched once, use L2: 0 no hint; 1 the evict-first hint on loads and stores, so that they
+// do not push the weight, which every row reads, out of L2; 2 loads evict-first and stores
+// evict-last by an L2 cache policy, so the outputs stay in L2 for the kernel that reads them next
+// and the inputs, dead once read, are what L2 gives up first; 3 loads evict-first, stores plain),
+// MIN_BLOCKS (blocks an SM must hold: ptxas keeps the
 // registers down to fit them), PERSISTENT with BLOCKS_PER_SM (a grid of a few blocks per SM that
 // load their next rows while they finish the current ones, instead of one block per row group),
 // SUM_LATE (store the sum beside y after the reduction, so each thread's writes go out together
@@ -34,23 +37,64 @@ union Pack {
   typename Raw<sizeof(T) * N>::type raw;
 };
 
-template <int STREAMING, typename P>
+// An L2 cache policy for the ".L2::cache_hint" loads and stores below: every access it covers
+// gets the priority (the fraction 1.0 covers all of them).
+__device__ __forceinline__ unsigned long long evict_first_policy() {
+  unsigned long long policy;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+__device__ __forceinline__ unsigned long long evict_last_policy() {
+  unsigned long long policy;
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+
+__device__ __forceinline__ uint4 load_hinted(const uint4* p, unsigned long long policy) {
+  uint4 v;
+  asm volatile("ld.global.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "l"(policy));
+  return v;
+}
+__device__ __forceinline__ uint2 load_hinted(const uint2* p, unsigned long long policy) {
+  uint2 v;
+  asm volatile("ld.global.L1::no_allocate.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;"
+               : "=r"(v.x), "=r"(v.y) : "l"(p), "l"(policy));
+  return v;
+}
+__device__ __forceinline__ void store_hinted(uint4* p, uint4 v, unsigned long long policy) {
+  asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;"
+               :: "l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w), "l"(policy) : "memory");
+}
+__device__ __forceinline__ void store_hinted(uint2* p, uint2 v, unsigned long long policy) {
+  asm volatile("st.global.L2::cache_hint.v2.u32 [%0], {%1, %2}, %3;"
+               :: "l"(p), "r"(v.x), "r"(v.y), "l"(policy) : "memory");
+}
+
+template <int HINTS, typename P>
 __device__ __forceinline__ P load(const P* p) {
   P out;
-  out.raw = STREAMING ? __ldcs(&p->raw) : p->raw;
+  if (HINTS == 1)
+    out.raw = __ldcs(&p->raw);
+  else if (HINTS >= 2)
+    out.raw = load_hinted(&p->raw, evict_first_policy());
+  else
+    out.raw = p->raw;
   return out;
 }
-template <int STREAMING, typename P>
+template <int HINTS, typename P>
 __device__ __forceinline__ void store(P* p, const P& v) {
-  if (STREAMING)
+  if (HINTS == 1)
     __stcs(&p->raw, v.raw);
+  else if (HINTS == 2)
+    store_hinted(&p->raw, v.raw, evict_last_policy());
   else
     p->raw = v.raw;
 }
 
 }  // namespace residual_rmsnorm_detail
 
-template <typename T, int VEC, int BLOCK, int ITEMS, int ROWS, int STREAMING, int MIN_BLOCKS, int PERSISTENT,
+template <typename T, int VEC, int BLOCK, int ITEMS, int ROWS, int HINTS, int MIN_BLOCKS, int PERSISTENT,
           int SUM_LATE>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     residual_rmsnorm(const T* __restrict__ x, const T* __restrict__ residual, const T* __restrict__ weight,
@@ -72,8 +116,8 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     for (int it = 0; it < ITEMS; ++it) {
       const int col = (it * TPR + t) * VEC;
       if (r >= rows || col >= hidden) break;
-      a[it] = load<STREAMING>(reinterpret_cast<const P*>(x + r * hidden + col));
-      b[it] = load<STREAMING>(reinterpret_cast<const P*>(residual + r * hidden + col));
+      a[it] = load<HINTS>(reinterpret_cast<const P*>(x + r * hidden + col));
+      b[it] = load<HINTS>(reinterpret_cast<const P*>(residual + r * hidden + col));
     }
   };
   long long row = (long long)blockIdx.x * ROWS + group;
@@ -93,7 +137,7 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
         const float f = to_float(s[it].v[i]);
         squares += f * f;
       }
-      if (!SUM_LATE) store<STREAMING>(reinterpret_cast<P*>(sum + base + col), s[it]);
+      if (!SUM_LATE) store<HINTS>(reinterpret_cast<P*>(sum + base + col), s[it]);
     }
     if (PERSISTENT) load_rows(row + step);  // in flight while this pass reduces and writes
     for (int o = 16; o > 0; o >>= 1) squares += __shfl_xor_sync(0xffffffffu, squares, o);
@@ -110,11 +154,11 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
       const int col = (it * TPR + t) * VEC;
       if (!live || col >= hidden) break;
       const P w = *reinterpret_cast<const P*>(weight + col);
-      if (SUM_LATE) store<STREAMING>(reinterpret_cast<P*>(sum + base + col), s[it]);
+      if (SUM_LATE) store<HINTS>(reinterpret_cast<P*>(sum + base + col), s[it]);
       P out;
 #pragma unroll
       for (int i = 0; i < VEC; ++i) out.v[i] = from_float<T>(to_float(s[it].v[i]) * rstd * to_float(w.v[i]));
-      store<STREAMING>(reinterpret_cast<P*>(y + base + col), out);
+      store<HINTS>(reinterpret_cast<P*>(y + base + col), out);
     }
     if (!PERSISTENT) break;
   }
