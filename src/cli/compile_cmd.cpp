@@ -143,8 +143,8 @@ int compile_configs(const CompileFlags& flags, const std::vector<SweepConfig>& c
   std::map<std::string, bool> has_problems;  // config name -> any problem (of the whole list)
   size_t position = 0;                       // in the whole (config, problem) list, for --part
   for (const SweepConfig& config : configs) {
-    if (config.min_arch > arch.arch) {
-      fmt::print("{}: needs sm_{} or newer, not compiled for {}\n", config.name, config.min_arch, flags.arch);
+    if (std::string why = arch_mismatch(config, arch.arch); !why.empty()) {
+      fmt::print("{}: {}, not compiled for {}\n", config.name, why, flags.arch);
       continue;
     }
     const KernelFamily& family = find_family(config.family);

@@ -49,7 +49,7 @@ class ConfigParser : JsonDocument {
     if (!root().is_object())
       fail("", fmt::format("a sweep config is a JSON object, not {}", root().type_name()));
     check_keys("",
-               {"name", "family", "description", "notes", "kernel", "kernel_name", "min_arch",
+               {"name", "family", "description", "notes", "kernel", "kernel_name", "min_arch", "max_arch",
                 "parameters", "derived", "constraints", "estimate", "exchanges", "launch", "tensor_maps", "problems",
                 "dtypes", "options", "layouts"},
                {"name", "family", "kernel", "kernel_name", "parameters", "launch"});
@@ -66,12 +66,16 @@ class ConfigParser : JsonDocument {
     c.kernel_path = get_string("/kernel", false);
     c.kernel_where = where("/kernel");
     c.kernel_name = get_string("/kernel_name", false);
-    if (root().contains("min_arch")) {
-      int64_t arch = get_int("/min_arch", "min_arch");
+    for (const char* key : {"min_arch", "max_arch"}) {
+      if (!root().contains(key)) continue;
+      const std::string pointer = fmt::format("/{}", key);
+      int64_t arch = get_int(pointer, key);
       if (arch < 0 || arch > 10000)
-        fail("/min_arch", fmt::format("min_arch {} is not an SM version such as 80 or 90", arch));
-      c.min_arch = static_cast<int>(arch);
+        fail(pointer, fmt::format("{} {} is not an SM version such as 80 or 90", key, arch));
+      (std::string_view(key) == "min_arch" ? c.min_arch : c.max_arch) = static_cast<int>(arch);
     }
+    if (c.max_arch != 0 && c.max_arch < c.min_arch)
+      fail("/max_arch", fmt::format("max_arch {} is below min_arch {}", c.max_arch, c.min_arch));
     parse_parameters(c);
     parse_derived(c);
     parse_constraints(c);
@@ -368,6 +372,16 @@ class ConfigParser : JsonDocument {
 };
 
 }  // namespace
+
+std::string arch_mismatch(const SweepConfig& config, int arch) {
+  if (arch < config.min_arch) return fmt::format("needs sm_{} or newer", config.min_arch);
+  if (config.max_arch != 0 && arch > config.max_arch)
+    return config.min_arch == config.max_arch
+               ? fmt::format("runs on sm_{} only (instructions later SMs lack)", config.max_arch)
+               : fmt::format("runs on sm_{} to sm_{} only (instructions later SMs lack)", config.min_arch,
+                             config.max_arch);
+  return "";
+}
 
 std::vector<Placeholder> find_placeholders(std::string_view tmpl) {
   std::vector<Placeholder> out;

@@ -32,6 +32,7 @@ struct SweepConfig {
   std::filesystem::path base_dir;  // folder of the config file ("" for embedded configs)
   std::string kernel_name;         // template with {NAME} placeholders
   int min_arch = 0;                // e.g. 80: the kernel needs sm_80 or newer
+  int max_arch = 0;                // e.g. 90: instructions no later SM has (wgmma); 0: no limit
   std::vector<std::pair<std::string, std::vector<int64_t>>> parameters;  // file order
   std::vector<std::pair<std::string, Expr>> derived;                     // file order
   std::vector<Expr> constraints;
@@ -68,6 +69,10 @@ struct SweepConfig {
 // parse_family_config passes a family's three lists.
 // `dimension_names`, when given, are the keys "problems" may use (else any context name), so
 // that a misspelt dimension is told the dimensions, not the device facts.
+// Why the config's kernels cannot be built for or run on SM version `arch` (such as 90), or ""
+// where they can: its min_arch and max_arch.
+std::string arch_mismatch(const SweepConfig& config, int arch);
+
 SweepConfig parse_sweep_config(std::string_view text, const std::string& origin,
                                const std::vector<std::string>& context_names,
                                const std::vector<std::string>& placeholder_names,

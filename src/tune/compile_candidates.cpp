@@ -34,9 +34,9 @@ std::vector<CandidateRecord> enumerate_candidates(const SweepConfig& config, con
     rec.params = candidates[i].params;
     rec.kernel_name = candidates[i].kernel_name;
     rec.launch = candidates[i].launch;
-    if (arch.arch < config.min_arch) {
+    if (std::string why = arch_mismatch(config, arch.arch); !why.empty()) {
       rec.disposition = Disposition::invalid;
-      rec.reason = fmt::format("needs sm_{} or newer", config.min_arch);
+      rec.reason = why;
     } else if (!candidates[i].valid) {
       rec.disposition = Disposition::invalid;
       rec.reason = candidates[i].invalid_reason;

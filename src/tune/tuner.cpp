@@ -65,10 +65,10 @@ Tolerance tolerance_for(const KernelFamily& family, const Problem& problem, cons
 }
 
 std::vector<const Sweep*> active_sweeps(const std::vector<Sweep>& sweeps, const DeviceInfo& device) {
-  // Configs the device is too old for take no part (their candidates would all be invalid).
+  // Configs the device is too old or too new for take no part (their candidates would all be invalid).
   std::vector<const Sweep*> active;
   for (const Sweep& s : sweeps)
-    if (arch_facts(device).arch >= s.config.min_arch) active.push_back(&s);
+    if (arch_mismatch(s.config, arch_facts(device).arch).empty()) active.push_back(&s);
   if (active.empty()) throw ConfigError(fmt::format("no sweep config runs on {} ({})", device.name, device.arch()));
   return active;
 }

@@ -165,6 +165,25 @@ TEST(SweepConfig, OptionalKeysHaveDefaults) {
   EXPECT_TRUE(c.exchanges.empty());
 }
 
+// min_arch and max_arch bound the SMs a config's kernels run on: the wgmma kernels say 90 and 90
+// (Blackwell has no wgmma), and compile, tune and bench leave such a config out with why.
+TEST(SweepConfig, ArchRangeSaysWhyAConfigIsLeftOut) {
+  SweepConfig c = parse(toy);
+  EXPECT_EQ(c.max_arch, 0);
+  EXPECT_EQ(arch_mismatch(c, 80), "");
+  EXPECT_EQ(arch_mismatch(c, 100), "");
+  EXPECT_EQ(arch_mismatch(c, 75), "needs sm_80 or newer");
+  c = parse(edit(toy, "\"min_arch\": 80", "\"min_arch\": 90, \"max_arch\": 90"));
+  EXPECT_EQ(c.max_arch, 90);
+  EXPECT_EQ(arch_mismatch(c, 90), "");
+  EXPECT_EQ(arch_mismatch(c, 100), "runs on sm_90 only (instructions later SMs lack)");
+  EXPECT_EQ(arch_mismatch(c, 89), "needs sm_90 or newer");
+  c = parse(edit(toy, "\"min_arch\": 80", "\"min_arch\": 80, \"max_arch\": 90"));
+  EXPECT_EQ(arch_mismatch(c, 120), "runs on sm_80 to sm_90 only (instructions later SMs lack)");
+  std::string text = edit(toy, "\"min_arch\": 80", "\"min_arch\": 90, \"max_arch\": 80");
+  expect_error(text, where(text, "\"max_arch\": 80", 12), {"max_arch 80 is below min_arch 90"});
+}
+
 TEST(SweepConfig, MalformedJsonGivesLineAndColumn) {
   // A missing comma: the error points at the start of the next key.
   std::string text = edit(toy, "\"gemm\",", "\"gemm\"");
