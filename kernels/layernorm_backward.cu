@@ -15,11 +15,21 @@
 //     flight per block cost no more atomics; the last block to arrive (counted in `arrivals`)
 //     rounds them into dw and db and zeroes the workspace and the counter for the next launch.
 //     Launch: grid min(cdiv(rows, GROUPS), blocks), block ROW_THREADS * GROUPS, dynamic shared
-//     memory 8 * PER * V * ROW_THREADS * GROUPS bytes (PER vectors of V elements a thread).
+//     memory 8 * PER * V * ROW_THREADS * GROUPS bytes (PER vectors of V elements a thread), and
+//     8 * COLS more for shifted rows with GROUPS > 1.
+//
+//   Shifted rows: where a row's bytes are no multiple of VEC_BYTES (an odd length), rows start
+//     at every offset from a vector boundary, and each is split as the forward kernels split it
+//     (elementwise.cuh's GroupRow): loose elements before the first aligned vector and after the
+//     last, whole vectors between. A group keeps the same split in every row it takes, because
+//     the grid's row step (gridDim.x * GROUPS) is a multiple of V elements' worth of rows (the
+//     config's BLOCKS rounds to it; the kernel traps on a grid that breaks it): a thread then
+//     owns the same columns in every row and keeps its partials in its own slots as above. With
+//     GROUPS > 1 its columns differ from other groups', so stage 2 first adds every thread's
+//     slots into column-indexed sums in shared memory (2 * COLS floats after the slots).
 //
 // Arguments: const T* x, const T* w, const T* dy, const float* mean, const float* rstd, T* dx,
 // T* dw, T* db, float* acc, unsigned* arrivals, long long rows, int cols.
-// (cols * sizeof(T)) % VEC_BYTES == 0, so every row starts aligned for vector loads.
 #include "elementwise.cuh"
 #include "row_reduce.cuh"
 
@@ -32,61 +42,98 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
   using namespace elementwise;
   using namespace row_reduce;
   using R = typename Raw<VEC_BYTES>::type;
+  using Share = GroupRow<T, VEC_BYTES, COLS, ROW_THREADS>;
   constexpr int V = VEC_BYTES / sizeof(T);
   constexpr int VECS = COLS / V;
-  constexpr int PER = (VECS + ROW_THREADS - 1) / ROW_THREADS;
+  constexpr int PER = VECS > 0 ? (VECS + ROW_THREADS - 1) / ROW_THREADS : 1;  // a short row: loose alone
   constexpr int THREADS = ROW_THREADS * GROUPS;
-  static_assert(COLS % V == 0, "rows are whole vectors");
+  constexpr bool SHIFTED = Share::SHIFTED;
+  constexpr int LOOSE = SHIFTED ? Share::LOOSE : 1;
   __shared__ float2 scratch[GROUPS][ROW_THREADS > 32 ? ROW_THREADS / 32 : 1];
   // GROUPS groups of ROW_THREADS threads, each on its own rows; a thread owns the same columns
-  // in every row it takes, as the same lane of every group does.
+  // in every row it takes.
   const int group = threadIdx.x / ROW_THREADS, lane = threadIdx.x % ROW_THREADS;
-  const auto held = [&](int k) { return VECS % ROW_THREADS == 0 || lane + k * ROW_THREADS < VECS; };
+  const long long stride = (long long)gridDim.x * GROUPS;
+  const long long first_of_group = (long long)blockIdx.x * GROUPS + group;
+  if constexpr (SHIFTED) {
+    if ((stride * COLS) % V != 0) __trap();  // a group's rows would not share one split
+  }
+  // This group's split of its rows (the same in each; whole vectors from column 0 when unshifted).
+  const Share share(x + first_of_group * COLS, lane, true);
+  const auto held = [&](int k) { return share.held(k); };
+  const auto col_of = [&](int k) { return share.head + (lane + k * ROW_THREADS) * V; };
 
   // Registers are what bounds the row length: x, dy and w stay packed in their storage type
   // between uses (unpacked again for dx), and the dW/dB partials live in shared memory, laid out
   // [k][j][thread] so that a warp's accesses fall in distinct banks.
-  extern __shared__ float partials[];  // 2 * PER * V * THREADS floats: dw's, then db's
+  extern __shared__ float partials[];  // 2 * PER * V * THREADS floats: dw's, then db's (+ 2 * COLS)
   float* dw_part = partials;
   float* db_part = partials + PER * V * THREADS;
   const auto at = [](int k, int j, int thread) { return (k * V + j) * THREADS + thread; };
   R w_raw[PER];
+  float w_loose[LOOSE], dw_loose[LOOSE], db_loose[LOOSE];
 #pragma unroll
   for (int k = 0; k < PER; ++k) {
-    w_raw[k] = held(k) ? reinterpret_cast<const R*>(w)[lane + k * ROW_THREADS] : R{};
+    if constexpr (SHIFTED) {  // column head is no vector boundary of w
+      T* e = reinterpret_cast<T*>(&w_raw[k]);
+#pragma unroll
+      for (int j = 0; j < V; ++j) e[j] = held(k) ? w[col_of(k) + j] : T{};
+    } else {
+      w_raw[k] = held(k) ? reinterpret_cast<const R*>(w)[lane + k * ROW_THREADS] : R{};
+    }
 #pragma unroll
     for (int j = 0; j < V; ++j) dw_part[at(k, j, threadIdx.x)] = db_part[at(k, j, threadIdx.x)] = 0;
   }
+#pragma unroll
+  for (int q = 0; q < LOOSE; ++q) {
+    w_loose[q] = share.has_loose(q) ? to_float(w[share.loose_col(q)]) : 0.0f;
+    dw_loose[q] = db_loose[q] = 0;
+  }
+  constexpr bool COLUMN_SUMS = SHIFTED && GROUPS > 1;  // stage 2 needs column-indexed sums
+  if constexpr (COLUMN_SUMS)  // after the slots
+    for (int c = threadIdx.x; c < 2 * COLS; c += THREADS) partials[2 * PER * V * THREADS + c] = 0;
 
   // A row's x, dy and statistics (zeros for a group past the last row: it still takes part in
   // the block's reductions); with PREFETCH the next row's are in flight while this one is
   // reduced and written, so a group's rows overlap instead of queueing behind each other's loads.
-  const auto load_row = [&](long long row, R (&x_raw)[PER], R (&dy_raw)[PER], float& mu, float& rs) {
+  struct Row {
+    R x[PER], dy[PER];
+    float x_loose[LOOSE], dy_loose[LOOSE];
+    float mu, rs;
+  };
+  const auto load_row = [&](long long row, Row& r) {
     const bool active = row < rows;
-    const R* x_row = reinterpret_cast<const R*>(x + (active ? row : 0) * COLS);
-    const R* dy_row = reinterpret_cast<const R*>(dy + (active ? row : 0) * COLS);
-    mu = active ? mean[row] : 0.0f;
-    rs = active ? rstd[row] : 0.0f;
+    const T* x_row = x + (active ? row : 0) * COLS;
+    const T* dy_row = dy + (active ? row : 0) * COLS;
+    const R* x_vecs = reinterpret_cast<const R*>(x_row + share.head);
+    const R* dy_vecs = reinterpret_cast<const R*>(dy_row + share.head);
+    r.mu = active ? mean[row] : 0.0f;
+    r.rs = active ? rstd[row] : 0.0f;
 #pragma unroll
     for (int k = 0; k < PER; ++k) {
-      x_raw[k] = active && held(k) ? x_row[lane + k * ROW_THREADS] : R{};  // zero bits: 0 in every dtype
-      dy_raw[k] = active && held(k) ? dy_row[lane + k * ROW_THREADS] : R{};
+      r.x[k] = active && held(k) ? x_vecs[lane + k * ROW_THREADS] : R{};  // zero bits: 0 in every dtype
+      r.dy[k] = active && held(k) ? dy_vecs[lane + k * ROW_THREADS] : R{};
+    }
+#pragma unroll
+    for (int q = 0; q < LOOSE; ++q) {
+      const bool has = active && share.has_loose(q);
+      r.x_loose[q] = has ? to_float(x_row[share.loose_col(q)]) : 0.0f;
+      r.dy_loose[q] = has ? to_float(dy_row[share.loose_col(q)]) : 0.0f;
     }
   };
-  const long long stride = (long long)gridDim.x * GROUPS;
-  R x_raw[PER], dy_raw[PER], x_next[PER], dy_next[PER];
-  float mu = 0, rs = 0, mu_next = 0, rs_next = 0;
-  load_row((long long)blockIdx.x * GROUPS + group, x_raw, dy_raw, mu, rs);
+  Row cur, next_row;
+  load_row(first_of_group, cur);
   // Every group goes round as often as the block's first, so the reductions' barriers match.
   for (long long first_row = (long long)blockIdx.x * GROUPS; first_row < rows; first_row += stride) {
     const long long row = first_row + group, next = row + stride;
-    if (PREFETCH) load_row(next, x_next, dy_next, mu_next, rs_next);
+    if (PREFETCH) load_row(next, next_row);
+    const float mu = cur.mu, rs = cur.rs;
     float sum_gx = 0, sum_g = 0;
 #pragma unroll
     for (int k = 0; k < PER; ++k) {
       float xv[V], dyv[V], wv[V];
-      unpack<T, V>(x_raw[k], xv);
-      unpack<T, V>(dy_raw[k], dyv);
+      unpack<T, V>(cur.x[k], xv);
+      unpack<T, V>(cur.dy[k], dyv);
       unpack<T, V>(w_raw[k], wv);
 #pragma unroll
       for (int j = 0; j < V; ++j) {
@@ -97,49 +144,93 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
         db_part[at(k, j, threadIdx.x)] += dyv[j];
       }
     }
+#pragma unroll
+    for (int q = 0; q < LOOSE; ++q) {
+      if constexpr (!SHIFTED) break;
+      const float xhat = (cur.x_loose[q] - mu) * rs, g = w_loose[q] * cur.dy_loose[q];
+      sum_gx += g * xhat;
+      sum_g += g;
+      dw_loose[q] += cur.dy_loose[q] * xhat;
+      db_loose[q] += cur.dy_loose[q];
+    }
     const float2 sums = group_sum_pair<ROW_THREADS, GROUPS>(make_float2(sum_gx, sum_g), scratch);
     const float c1 = sums.x / COLS, c2 = sums.y / COLS;
     if (row < rows) {
-      R* dx_row = reinterpret_cast<R*>(dx + row * COLS);
+      T* dx_row = dx + row * COLS;
+      R* dx_vecs = reinterpret_cast<R*>(dx_row + share.head);
 #pragma unroll
       for (int k = 0; k < PER; ++k) {
         if (!held(k)) continue;
         float xv[V], dyv[V], wv[V], out[V];
-        unpack<T, V>(x_raw[k], xv);
-        unpack<T, V>(dy_raw[k], dyv);
+        unpack<T, V>(cur.x[k], xv);
+        unpack<T, V>(cur.dy[k], dyv);
         unpack<T, V>(w_raw[k], wv);
 #pragma unroll
         for (int j = 0; j < V; ++j) out[j] = (wv[j] * dyv[j] - ((xv[j] - mu) * rs * c1 + c2)) * rs;
-        dx_row[lane + k * ROW_THREADS] = pack<T, V, R>(out);
+        dx_vecs[lane + k * ROW_THREADS] = pack<T, V, R>(out);
+      }
+#pragma unroll
+      for (int q = 0; q < LOOSE; ++q) {
+        if (!SHIFTED || !share.has_loose(q)) continue;
+        const float xhat = (cur.x_loose[q] - mu) * rs;
+        dx_row[share.loose_col(q)] = from_float<T>((w_loose[q] * cur.dy_loose[q] - (xhat * c1 + c2)) * rs);
       }
     }
-    if (!PREFETCH) {
-      load_row(next, x_raw, dy_raw, mu, rs);
-    } else {
-#pragma unroll
-      for (int k = 0; k < PER; ++k) x_raw[k] = x_next[k], dy_raw[k] = dy_next[k];
-      mu = mu_next, rs = rs_next;
-    }
+    if (!PREFETCH) load_row(next, cur);
+    else cur = next_row;
   }
 
-  // Stage 2: the groups' partials summed in shared memory, then the block's into the workspace;
-  // the last block to arrive finishes.
-  if constexpr (GROUPS > 1) __syncthreads();
-  if (group == 0) {
+  // Stage 2: the block's partials summed (the groups' slots of the same lane where every group
+  // owns the same columns; column-indexed sums in shared memory where the groups' splits
+  // differ), then added into the workspace; the last block to arrive finishes.
+  if constexpr (COLUMN_SUMS) {
+    float* dw_cols = partials + 2 * PER * V * THREADS;  // zeroed before the row loop
+    float* db_cols = dw_cols + COLS;
+    __syncthreads();  // and the zeros visible to every thread
 #pragma unroll
     for (int k = 0; k < PER; ++k) {
       if (!held(k)) continue;
-      const int first = (lane + k * ROW_THREADS) * V;
 #pragma unroll
       for (int j = 0; j < V; ++j) {
-        float dw_sum = 0, db_sum = 0;
+        atomicAdd(&dw_cols[col_of(k) + j], dw_part[at(k, j, threadIdx.x)]);
+        atomicAdd(&db_cols[col_of(k) + j], db_part[at(k, j, threadIdx.x)]);
+      }
+    }
 #pragma unroll
-        for (int g = 0; g < GROUPS; ++g) {
-          dw_sum += dw_part[at(k, j, lane + g * ROW_THREADS)];
-          db_sum += db_part[at(k, j, lane + g * ROW_THREADS)];
+    for (int q = 0; q < LOOSE; ++q) {
+      if (!share.has_loose(q)) continue;
+      atomicAdd(&dw_cols[share.loose_col(q)], dw_loose[q]);
+      atomicAdd(&db_cols[share.loose_col(q)], db_loose[q]);
+    }
+    __syncthreads();
+    for (int c = threadIdx.x; c < COLS; c += THREADS) {
+      atomicAdd(&acc[c], dw_cols[c]);
+      atomicAdd(&acc[COLS + c], db_cols[c]);
+    }
+  } else {
+    if constexpr (GROUPS > 1) __syncthreads();
+    if (group == 0) {
+#pragma unroll
+      for (int k = 0; k < PER; ++k) {
+        if (!held(k)) continue;
+        const int first = col_of(k);
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          float dw_sum = 0, db_sum = 0;
+#pragma unroll
+          for (int g = 0; g < GROUPS; ++g) {
+            dw_sum += dw_part[at(k, j, lane + g * ROW_THREADS)];
+            db_sum += db_part[at(k, j, lane + g * ROW_THREADS)];
+          }
+          atomicAdd(&acc[first + j], dw_sum);
+          atomicAdd(&acc[COLS + first + j], db_sum);
         }
-        atomicAdd(&acc[first + j], dw_sum);
-        atomicAdd(&acc[COLS + first + j], db_sum);
+      }
+#pragma unroll
+      for (int q = 0; q < LOOSE; ++q) {  // one group: its loose columns are the block's
+        if (!SHIFTED || !share.has_loose(q)) continue;
+        atomicAdd(&acc[share.loose_col(q)], dw_loose[q]);
+        atomicAdd(&acc[COLS + share.loose_col(q)], db_loose[q]);
       }
     }
   }
