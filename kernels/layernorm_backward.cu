@@ -11,8 +11,8 @@
 //     slots of shared memory across rows (stage 1 of the weight gradients' reduction). PREFETCH 1
 //     issues the next row's loads before this row's reduction, so they overlap it; the two row
 //     sums go in one exchange. Stage 2 sums the groups' partials in shared memory and adds each
-//     block's into the fp32 workspace `acc` (2 * cols floats) with atomics, so several rows in
-//     flight per block cost no more atomics; the last block to arrive (counted in `arrivals`)
+//     block's into the fp32 workspace `acc` (2 * cols floats) with atomics, four columns to one
+//     on Hopper, so several rows in flight per block cost no more atomics; the last block to arrive (counted in `arrivals`)
 //     rounds them into dw and db and zeroes the workspace and the counter for the next launch.
 //     Launch: grid min(cdiv(rows, GROUPS), blocks), block ROW_THREADS * GROUPS, dynamic shared
 //     memory 8 * PER * V * ROW_THREADS * GROUPS bytes (PER vectors of V elements a thread), and
@@ -33,6 +33,23 @@
 #include "elementwise.cuh"
 #include "row_reduce.cuh"
 
+namespace layernorm_bwd_detail {
+
+// Adds 4 consecutive floats into p with atomics: one 16-byte vector atomic on Hopper or newer where
+// p is 16-byte aligned, else one at a time.
+__device__ __forceinline__ void add_columns(float* p, const float (&v)[4]) {
+#if __CUDA_ARCH__ >= 900
+  if (reinterpret_cast<unsigned long long>(p) % 16 == 0) {
+    atomicAdd(reinterpret_cast<float4*>(p), make_float4(v[0], v[1], v[2], v[3]));
+    return;
+  }
+#endif
+#pragma unroll
+  for (int i = 0; i < 4; ++i) atomicAdd(p + i, v[i]);
+}
+
+}  // namespace layernorm_bwd_detail
+
 template <typename T, int COLS, int VEC_BYTES, int ROW_THREADS, int PREFETCH = 0, int GROUPS = 1>
 __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
     ktune_layernorm_bwd(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ dy,
@@ -41,6 +58,7 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
                         unsigned* __restrict__ arrivals, long long rows, int cols) {
   using namespace elementwise;
   using namespace row_reduce;
+  using namespace layernorm_bwd_detail;
   using R = typename Raw<VEC_BYTES>::type;
   using Share = GroupRow<T, VEC_BYTES, COLS, ROW_THREADS>;
   constexpr int V = VEC_BYTES / sizeof(T);
@@ -180,12 +198,14 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
     else cur = next_row;
   }
 
-  // Stage 2: the block's partials summed (the groups' slots of the same lane where every group
-  // owns the same columns; column-indexed sums in shared memory where the groups' splits
-  // differ), then added into the workspace; the last block to arrive finishes.
+  // Stage 2: the block's partials summed by column (over the groups' slots of the same lane where
+  // every group owns the same columns; from column-indexed sums in shared memory where the
+  // groups' splits differ) and added into the workspace four columns to an atomic; the last block
+  // to arrive finishes.
+  float* dw_cols = partials + 2 * PER * V * THREADS;  // COLUMN_SUMS: zeroed before the row loop
+  float* db_cols = dw_cols + COLS;
+  __shared__ float2 loose_sums[SHIFTED ? 2 * V : 1];  // one group's loose columns, by loose index
   if constexpr (COLUMN_SUMS) {
-    float* dw_cols = partials + 2 * PER * V * THREADS;  // zeroed before the row loop
-    float* db_cols = dw_cols + COLS;
     __syncthreads();  // and the zeros visible to every thread
 #pragma unroll
     for (int k = 0; k < PER; ++k) {
@@ -202,36 +222,48 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
       atomicAdd(&dw_cols[share.loose_col(q)], dw_loose[q]);
       atomicAdd(&db_cols[share.loose_col(q)], db_loose[q]);
     }
-    __syncthreads();
-    for (int c = threadIdx.x; c < COLS; c += THREADS) {
-      atomicAdd(&acc[c], dw_cols[c]);
-      atomicAdd(&acc[COLS + c], db_cols[c]);
+  } else if constexpr (SHIFTED) {
+#pragma unroll
+    for (int q = 0; q < LOOSE; ++q)
+      if (share.has_loose(q)) loose_sums[lane + q * ROW_THREADS] = make_float2(dw_loose[q], db_loose[q]);
+  }
+  __syncthreads();  // every slot (and column sum) written
+  // Column c's sums: (dW, dB) of the whole block.
+  const auto column_sums = [&](int c) -> float2 {
+    if constexpr (COLUMN_SUMS) return make_float2(dw_cols[c], db_cols[c]);
+    const int v = c - share.head;  // columns of whole vectors from the group's head (all groups')
+    if (SHIFTED && (v < 0 || v >= share.vecs * V)) {
+      return loose_sums[v < 0 ? c : share.head + (v - share.vecs * V)];  // GroupRow's loose order
+    }
+    const int vec = v / V, j = v % V, k = vec / ROW_THREADS, owner = vec % ROW_THREADS;
+    float2 sum = make_float2(0, 0);
+#pragma unroll
+    for (int g = 0; g < GROUPS; ++g) {
+      sum.x += dw_part[at(k, j, owner + g * ROW_THREADS)];
+      sum.y += db_part[at(k, j, owner + g * ROW_THREADS)];
+    }
+    return sum;
+  };
+  // The atomics coalesced: a warp's 32 address 128 (or 512) consecutive bytes. Four columns to a
+  // float4 atomic where the row length keeps both halves of the workspace 16-byte aligned (Hopper
+  // has vector atomics; the contention on the workspace grows with the blocks times the
+  // columns), else one column a thread.
+  if constexpr (COLS % 4 == 0) {
+    for (int c0 = 4 * threadIdx.x; c0 < COLS; c0 += 4 * THREADS) {
+      float dw4[4], db4[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const float2 sum = column_sums(c0 + i);
+        dw4[i] = sum.x, db4[i] = sum.y;
+      }
+      add_columns(acc + c0, dw4);
+      add_columns(acc + COLS + c0, db4);
     }
   } else {
-    if constexpr (GROUPS > 1) __syncthreads();
-    if (group == 0) {
-#pragma unroll
-      for (int k = 0; k < PER; ++k) {
-        if (!held(k)) continue;
-        const int first = col_of(k);
-#pragma unroll
-        for (int j = 0; j < V; ++j) {
-          float dw_sum = 0, db_sum = 0;
-#pragma unroll
-          for (int g = 0; g < GROUPS; ++g) {
-            dw_sum += dw_part[at(k, j, lane + g * ROW_THREADS)];
-            db_sum += db_part[at(k, j, lane + g * ROW_THREADS)];
-          }
-          atomicAdd(&acc[first + j], dw_sum);
-          atomicAdd(&acc[COLS + first + j], db_sum);
-        }
-      }
-#pragma unroll
-      for (int q = 0; q < LOOSE; ++q) {  // one group: its loose columns are the block's
-        if (!SHIFTED || !share.has_loose(q)) continue;
-        atomicAdd(&acc[share.loose_col(q)], dw_loose[q]);
-        atomicAdd(&acc[COLS + share.loose_col(q)], db_loose[q]);
-      }
+    for (int c = threadIdx.x; c < COLS; c += THREADS) {
+      const float2 sum = column_sums(c);
+      atomicAdd(&acc[c], sum.x);
+      atomicAdd(&acc[COLS + c], sum.y);
     }
   }
   __threadfence();  // this block's additions are visible before its arrival is counted
