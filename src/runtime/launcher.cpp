@@ -3,10 +3,6 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -17,10 +13,12 @@
 #include "cuda/check.hpp"
 #include "cuda/device_query.hpp"
 #include "cuda/driver.hpp"
+#include "cuda/launch_check.hpp"
 #include "cuda/resources.hpp"
 #include "space/enumerate.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/spawn.hpp"
 
 namespace ktune {
 
@@ -44,23 +42,6 @@ namespace {
 std::string problem_key(const Problem& p) { return nlohmann::json({p.family, p.dtype, p.options, p.dims}).dump(); }
 
 std::string shape_of(const DispatchRow& r) { return nlohmann::json(r.dims).dump(); }
-
-// Why the device cannot run `f` with `launch`, or "": the worker's checks, in the same terms.
-std::string resource_problem(CUfunction f, const Launch& l, const DeviceInfo& device) {
-  const cuda::DriverApi& api = cuda::driver();
-  int max_threads = 0, static_smem = 0;
-  KTUNE_CU(api.func_get_attribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f));
-  KTUNE_CU(api.func_get_attribute(&static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f));
-  if (l.block[0] * l.block[1] * l.block[2] > max_threads)
-    return fmt::format("{} threads per block, the kernel allows {}", l.block[0] * l.block[1] * l.block[2], max_threads);
-  if (l.shared_bytes + static_smem > device.max_smem_per_block_optin)
-    return fmt::format("{} bytes of shared memory, the device allows {}", l.shared_bytes + static_smem,
-                       device.max_smem_per_block_optin);
-  const CUresult r = api.func_set_attribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(l.shared_bytes));
-  if (r != CUDA_SUCCESS) return fmt::format("cannot raise dynamic shared memory to {} bytes", l.shared_bytes);
-  if (device.cc_major >= 9) (void)api.func_set_attribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
-  return "";
-}
 
 }  // namespace
 
@@ -144,7 +125,7 @@ Launcher::Prepared& Launcher::prepared(const Problem& asked) {
         choice.kernel_from = "nvrtc";
       }
       CUfunction f = module->function(lowered);
-      if (std::string why = resource_problem(f, cand.launch, device_); !why.empty()) {
+      if (std::string why = cuda::prepare_launch(cuda::driver(), f, cand.launch, device_); !why.empty()) {
         choice.passed_over.push_back(fmt::format("{}: {}", tuned, why));
         continue;
       }
@@ -206,29 +187,8 @@ bool Launcher::tune_in_background(const Problem& p) {
       args.push_back((dir_ / r.declaration).parent_path().string());
       break;
     }
-  const std::string log = (cache / "tune-on-miss.log").string();
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  // Detached: the child starts a grandchild and exits at once, so the tuning belongs to init and
-  // the application never waits for it or reaps it. Between fork and exec only async-signal-safe
-  // calls, as a multithreaded process requires.
-  const pid_t child = fork();
-  if (child < 0) return false;
-  if (child == 0) {
-    if (fork() != 0) _exit(0);
-    setsid();
-    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    if (fd >= 0) {
-      dup2(fd, STDOUT_FILENO);
-      dup2(fd, STDERR_FILENO);
-    }
-    execvp(argv[0], argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(child, &status, 0);
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  // Detached: the application never waits for the tuning; the next open reads what it wrote.
+  return spawn_detached(args, cache / "tune-on-miss.log");
 }
 
 void* Launcher::workspace(const LaunchOperand& op, CUstream stream) {
