@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -45,10 +46,27 @@ float parse_eps(const Problem& p) { return std::stof(p.option("eps")); }
 // The statistics are fp32 in every dtype: a few fp32 roundings of sums over a row.
 constexpr double kStatsAtol = 1e-5, kStatsRtol = 1e-4;
 
+// The argument list of every norm kernel, from the buffers by name: the workload's and the
+// runtime's launches build it here, so they cannot drift. RMSNorm has no B and no mean.
+void norm_arguments(CudnnNormKind kind, const Problem& p, const std::map<std::string, void*>& operands,
+                    const std::vector<TensorMapSpec>& tensor_maps, KernelArguments& out) {
+  if (!tensor_maps.empty()) throw Error(fmt::format("{} takes no tensor maps", to_string(kind)));
+  const bool rms = is_rms(kind);
+  out.add_pointer(operand(operands, "X", p));
+  out.add_pointer(operand(operands, "W", p));
+  out.add_pointer(rms ? nullptr : operand(operands, "B", p));
+  out.add_pointer(operand(operands, "Y", p));
+  out.add_pointer(rms ? nullptr : operand(operands, "mean", p));
+  out.add_pointer(operand(operands, "rstd", p));
+  out.add(static_cast<long long>(p.dims.at("rows")));
+  out.add(static_cast<int>(p.dims.at("cols")));
+  out.add(parse_eps(p));
+}
+
 class NormWorkload : public Workload {
  public:
   NormWorkload(CudnnNormKind kind, const Problem& p, GpuContext& gpu, uint64_t seed)
-      : Workload(gpu), kind_(kind), gpu_(gpu), dtype_(p.dtype), rows_(p.dims.at("rows")),
+      : Workload(gpu), kind_(kind), gpu_(gpu), problem_(p), dtype_(p.dtype), rows_(p.dims.at("rows")),
         cols_(static_cast<int>(p.dims.at("cols"))), eps_(parse_eps(p)), copy_(traffic_bytes(kind, p)),
         cudnn_(gpu.stream(), kind, p.dtype, p.dims.at("rows"), p.dims.at("cols"), /*with_bias=*/!is_rms(kind)) {
     const int64_t n = rows_ * cols_, e = element_bytes(dtype_);
@@ -83,8 +101,11 @@ class NormWorkload : public Workload {
   }
 
   std::vector<void*> kernel_args(const std::vector<TensorMapSpec>& tensor_maps) override {
-    if (!tensor_maps.empty()) throw Error(fmt::format("{} takes no tensor maps", to_string(kind_)));
-    return {&x_, &w_, &b_, &y_, &mean_, &rstd_, &rows_, &cols_, &eps_};
+    std::map<std::string, void*> operands = {{"X", x_}, {"W", w_}, {"Y", y_}, {"rstd", rstd_}};
+    if (!is_rms(kind_)) operands.insert({{"B", b_}, {"mean", mean_}});
+    args_.clear();
+    norm_arguments(kind_, problem_, operands, tensor_maps, args_);
+    return args_.as_vector();
   }
   // Y against the dtype's tolerance; the fp32 statistics against their own, fixed one.
   ErrorStats check_output(const Tolerance& t) override {
@@ -118,6 +139,7 @@ class NormWorkload : public Workload {
  private:
   CudnnNormKind kind_;
   GpuContext& gpu_;
+  Problem problem_;
   std::string dtype_;
   long long rows_;
   int cols_;
@@ -126,6 +148,7 @@ class NormWorkload : public Workload {
   CudnnBaseline<cuda::CudnnNorm> cudnn_;
   void *x_ = nullptr, *w_ = nullptr, *b_ = nullptr, *y_ = nullptr, *cudnn_workspace_ = nullptr;
   float *mean_ = nullptr, *rstd_ = nullptr, *ref_ = nullptr, *ref_mean_ = nullptr, *ref_rstd_ = nullptr;
+  KernelArguments args_;  // what kernel_args() points into
 };
 
 class NormFamily : public KernelFamily {
@@ -179,10 +202,25 @@ class NormFamily : public KernelFamily {
   std::unique_ptr<Workload> prepare(const Problem& p, GpuContext& gpu, uint64_t seed) const override {
     return std::make_unique<NormWorkload>(kind_, p, gpu, seed);
   }
+  std::vector<LaunchOperand> launch_operands(const Problem& p) const override {
+    const int64_t rows = p.dims.at("rows"), cols = p.dims.at("cols"), e = element_bytes(p.dtype);
+    std::vector<LaunchOperand> out = {{"X", "rows x cols " + p.dtype + ", row-major", rows * cols * e},
+                                      {"W", "cols " + p.dtype + " (the weight)", cols * e}};
+    if (!is_rms(kind_)) out.push_back({"B", "cols " + p.dtype + " (the bias)", cols * e});
+    out.push_back({"Y", "rows x cols " + p.dtype + ", row-major (written)", rows * cols * e});
+    if (!is_rms(kind_)) out.push_back({"mean", "rows fp32 (written)", rows * int64_t{sizeof(float)}});
+    out.push_back({"rstd", "rows fp32 (written)", rows * int64_t{sizeof(float)}});
+    return out;
+  }
+  void kernel_arguments(const Problem& p, const std::map<std::string, void*>& operands,
+                        const std::vector<TensorMapSpec>& tensor_maps, KernelArguments& out) const override {
+    norm_arguments(kind_, p, operands, tensor_maps, out);
+  }
   std::vector<KernelParam> kernel_parameters(const Problem& p, const SweepConfig&) const override {
     const std::string t = elementwise::element_name(p.dtype);
-    return {{"const " + t + "*", "X"},  {"const " + t + "*", "W"}, {"const " + t + "*", "B (null for RMSNorm)"},
-            {t + "*", "Y"},             {"float*", "mean (null for RMSNorm)"}, {"float*", "rstd"},
+    const bool rms = is_rms(kind_);
+    return {{"const " + t + "*", "X"},  {"const " + t + "*", "W"}, {"const " + t + "*", rms ? "B (null for RMSNorm)" : "B"},
+            {t + "*", "Y"},             {"float*", rms ? "mean (null for RMSNorm)" : "mean"}, {"float*", "rstd"},
             {"long long", "rows"},      {"int", "cols"},           {"float", "eps"}};
   }
 
