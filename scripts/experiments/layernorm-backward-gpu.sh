@@ -12,7 +12,7 @@ o=${1:?usage: scripts/experiments/layernorm-backward-gpu.sh OUTDIR}/lnb
 mkdir -p "$o"
 python3 scripts/suite_part.py suites/limits.json /tmp/lnb.json --name limits-lnb --family layernorm_backward
 KTUNE_NCU_PICKS="2" timeout 330 scripts/limits-gpu.sh "$o" ./build/ktune /tmp/lnb.json
-timeout 150 ./build/ktune_gpu_tests --gtest_filter='MemoryBoundGpu.*:SoftmaxGpu.*' --gtest_brief=1 > "$o/gpu-tests.log" 2>&1
+timeout 300 ./build/ktune_gpu_tests --gtest_filter='MemoryBoundGpu.*:SoftmaxGpu.*' --gtest_brief=1 > "$o/gpu-tests.log" 2>&1
 echo "gpu tests: $?" | tee -a "$o/summary.txt"
 for p in "32768 1024 bf16" "4000 5001 fp16" "8192 8192 fp16"; do
   set -- $p
