@@ -3,11 +3,12 @@
 // maximum subtracted so no exponent overflows. Two kernels for any row (and, further down, three
 // for long rows: one on any GPU, two on Hopper's clusters):
 //
-//   ktune_softmax_rows<T, COLS, VEC_BYTES, ROW_THREADS, ROWS_PER_BLOCK>
+//   ktune_softmax_rows<T, COLS, VEC_BYTES, ROW_THREADS, ROWS_PER_BLOCK, PACKED>
 //     One pass: a row lives in the registers of ROW_THREADS threads (COLS is a compile-time
 //     constant, so each thread's share is exact), ROWS_PER_BLOCK rows per block. Reads each
 //     element once and writes it once: the minimum traffic. Rows up to a few thousand columns
-//     per thread group; configs/softmax.json bounds the registers a thread holds.
+//     per thread group; configs/softmax.json bounds the registers a thread holds. PACKED keeps
+//     16-bit rows as loaded (twice the row in the same registers, each exponential computed twice).
 //     Launch: grid cdiv(rows, ROWS_PER_BLOCK), block ROW_THREADS * ROWS_PER_BLOCK.
 //
 //   ktune_softmax_looped<T, VEC_BYTES, BLOCK, UNROLL>
@@ -40,6 +41,18 @@ __device__ __forceinline__ float exp_minus(float x, float m) { return exp2f((x -
 // m, or 0 where m is -inf (nothing but -inf seen): a maximum safe to subtract, since
 // -inf - -inf would be NaN.
 __device__ __forceinline__ float finite_or_zero(float m) { return m == neg_inf() ? 0.0f : m; }
+
+// A copy of a held vector the compiler cannot prove equal to the original (an empty asm that
+// "changes" each word): unpacking it again is then not merged with the first unpacking, whose
+// fp32 results would otherwise stay live across the row's reductions, in the very registers
+// PACKED saves (bf16's widening is a shift, which the compiler would rather keep than redo).
+__device__ __forceinline__ unsigned short opaque(unsigned short r) { asm volatile("" : "+h"(r)); return r; }
+__device__ __forceinline__ unsigned opaque(unsigned r) { asm volatile("" : "+r"(r)); return r; }
+__device__ __forceinline__ uint2 opaque(uint2 r) { asm volatile("" : "+r"(r.x), "+r"(r.y)); return r; }
+__device__ __forceinline__ uint4 opaque(uint4 r) {
+  asm volatile("" : "+r"(r.x), "+r"(r.y), "+r"(r.z), "+r"(r.w));
+  return r;
+}
 
 // A slice of a row in registers (the register kernels' whole row, or a block's part of it).
 
@@ -93,7 +106,7 @@ __device__ __forceinline__ void store_slice(R* out, int first, int end, float (&
 
 }  // namespace softmax_detail
 
-template <typename T, int COLS, int VEC_BYTES, int ROW_THREADS, int ROWS_PER_BLOCK>
+template <typename T, int COLS, int VEC_BYTES, int ROW_THREADS, int ROWS_PER_BLOCK, int PACKED>
 __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
     ktune_softmax_rows(const T* __restrict__ x, T* __restrict__ y, long long rows, int cols) {
   using namespace softmax_detail;
@@ -101,6 +114,10 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
   constexpr int V = VEC_BYTES / sizeof(T);
   constexpr int VECS = COLS / V;                                  // whole vectors per row (at most)
   constexpr int PER = (VECS + ROW_THREADS - 1) / ROW_THREADS;    // vectors per thread
+  // PACKED holds the row as loaded (a 16-bit type, two values a register) rather than widened to
+  // fp32, and computes each exponential twice, once for the sum and once for the output: half the
+  // registers, so a long row (a vocabulary of 50257) fits one block without spilling.
+  static_assert(!PACKED || sizeof(T) == 2, "PACKED holds 16-bit rows");
   // Rows that are no whole number of vectors start off vector boundaries: GroupRow's loose
   // elements beside the whole vectors from the row's first aligned one.
   using Part = GroupRow<T, VEC_BYTES, COLS, ROW_THREADS>;
@@ -116,18 +133,25 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
   const R* in = reinterpret_cast<const R*>(row_x + part.head);
   R* out = reinterpret_cast<R*>(row_y + part.head);
 
-  float v[PER][V], lv[LOOSE];
+  float v[PACKED ? 1 : PER][V], lv[LOOSE];
+  R raw[PACKED ? PER : 1];
   float m = neg_inf();
 #pragma unroll
   for (int k = 0; k < PER; ++k) {
+    float w[V];
     if (part.held(k)) {
-      unpack<T, V>(in[lane + k * ROW_THREADS], v[k]);
+      const R r = in[lane + k * ROW_THREADS];
+      if constexpr (PACKED) raw[k] = r;
+      unpack<T, V>(r, w);
     } else {
 #pragma unroll
-      for (int j = 0; j < V; ++j) v[k][j] = neg_inf();
+      for (int j = 0; j < V; ++j) w[j] = neg_inf();
     }
 #pragma unroll
-    for (int j = 0; j < V; ++j) m = fmaxf(m, v[k][j]);
+    for (int j = 0; j < V; ++j) {
+      m = fmaxf(m, w[j]);
+      if constexpr (!PACKED) v[k][j] = w[j];
+    }
   }
 #pragma unroll
   for (int q = 0; q < LOOSE; ++q) {
@@ -135,7 +159,20 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
     m = fmaxf(m, lv[q]);
   }
   m = group_reduce<ROW_THREADS, ROWS_PER_BLOCK>(m, MaxOp{}, scratch);
-  float s = exp_slice<V, PER>(v, m);
+  float s = 0;
+  if constexpr (PACKED) {
+#pragma unroll
+    for (int k = 0; k < PER; ++k) {
+      if (part.held(k)) {
+        float w[V];
+        unpack<T, V>(opaque(raw[k]), w);
+#pragma unroll
+        for (int j = 0; j < V; ++j) s += exp_minus(w[j], m);
+      }
+    }
+  } else {
+    s = exp_slice<V, PER>(v, m);
+  }
 #pragma unroll
   for (int q = 0; q < LOOSE; ++q) {
     lv[q] = exp_minus(lv[q], m);
@@ -146,9 +183,16 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
 #pragma unroll
   for (int k = 0; k < PER; ++k) {
     if (part.held(k)) {
+      float w[V];
+      if constexpr (PACKED) {
+        unpack<T, V>(opaque(raw[k]), w);
 #pragma unroll
-      for (int j = 0; j < V; ++j) v[k][j] *= inv;
-      out[lane + k * ROW_THREADS] = pack<T, V, R>(v[k]);
+        for (int j = 0; j < V; ++j) w[j] = exp_minus(w[j], m) * inv;
+      } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j) w[j] = v[k][j] * inv;
+      }
+      out[lane + k * ROW_THREADS] = pack<T, V, R>(w);
     }
   }
 #pragma unroll
