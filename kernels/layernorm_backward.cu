@@ -11,8 +11,9 @@
 //     slots of shared memory across rows (stage 1 of the weight gradients' reduction). PREFETCH 1
 //     issues the next row's loads before this row's reduction, so they overlap it; the two row
 //     sums go in one exchange. Stage 2 sums the groups' partials in shared memory and adds each
-//     block's into the fp32 workspace `acc` (2 * cols floats) with atomics, four columns to one
-//     on Hopper, so several rows in flight per block cost no more atomics; the last block to arrive (counted in `arrivals`)
+//     block's into the fp32 workspace `acc` (dW's sums from acc[0], dB's from acc[DB_AT], cols
+//     rounded up to a multiple of 4) with atomics, four columns to one on Hopper, so several rows
+//     in flight per block cost no more atomics; the last block to arrive (counted in `arrivals`)
 //     rounds them into dw and db and zeroes the workspace and the counter for the next launch.
 //     Launch: grid min(cdiv(rows, GROUPS), blocks), block ROW_THREADS * GROUPS, dynamic shared
 //     memory 8 * PER * V * ROW_THREADS * GROUPS bytes (PER vectors of V elements a thread), and
@@ -244,27 +245,26 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
     }
     return sum;
   };
-  // The atomics coalesced: a warp's 32 address 128 (or 512) consecutive bytes. Four columns to a
-  // float4 atomic where the row length keeps both halves of the workspace 16-byte aligned (Hopper
-  // has vector atomics; the contention on the workspace grows with the blocks times the
-  // columns), else one column a thread.
-  if constexpr (COLS % 4 == 0) {
-    for (int c0 = 4 * threadIdx.x; c0 < COLS; c0 += 4 * THREADS) {
-      float dw4[4], db4[4];
+  // The atomics coalesced: a warp's 32 address 512 consecutive bytes, four columns to a float4
+  // atomic (Hopper has vector atomics; the contention on the workspace grows with the blocks
+  // times the columns, so four columns an atomic are a quarter of the operations). dB's half of
+  // the workspace starts at DB_AT, rounded up to four columns, so that both halves stay 16-byte
+  // aligned whatever the row length; the last COLS % 4 columns go one at a time.
+  constexpr int DB_AT = (COLS + 3) / 4 * 4, WHOLE = COLS / 4 * 4;
+  for (int c0 = 4 * threadIdx.x; c0 < WHOLE; c0 += 4 * THREADS) {
+    float dw4[4], db4[4];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const float2 sum = column_sums(c0 + i);
-        dw4[i] = sum.x, db4[i] = sum.y;
-      }
-      add_columns(acc + c0, dw4);
-      add_columns(acc + COLS + c0, db4);
+    for (int i = 0; i < 4; ++i) {
+      const float2 sum = column_sums(c0 + i);
+      dw4[i] = sum.x, db4[i] = sum.y;
     }
-  } else {
-    for (int c = threadIdx.x; c < COLS; c += THREADS) {
-      const float2 sum = column_sums(c);
-      atomicAdd(&acc[c], sum.x);
-      atomicAdd(&acc[COLS + c], sum.y);
-    }
+    add_columns(acc + c0, dw4);
+    add_columns(acc + DB_AT + c0, db4);
+  }
+  for (int c = WHOLE + threadIdx.x; c < COLS; c += THREADS) {
+    const float2 sum = column_sums(c);
+    atomicAdd(&acc[c], sum.x);
+    atomicAdd(&acc[DB_AT + c], sum.y);
   }
   __threadfence();  // this block's additions are visible before its arrival is counted
   __syncthreads();
@@ -273,12 +273,43 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
   __syncthreads();
   if (!last) return;
   __threadfence();  // and every other block's before the last one reads them
-  for (int c = threadIdx.x; c < COLS; c += THREADS) {
-    volatile float* sums = acc;
-    dw[c] = from_float<T>(sums[c]);
-    db[c] = from_float<T>(sums[COLS + c]);
+  // One block finishes while the others have left, so its loop is the kernel's tail: the sums are
+  // read four columns at a time from L2 (ld.cg: the atomics are there, not in this SM's L1), a
+  // batch of reads in flight before any write, rather than one L2 round trip a column and thread.
+  constexpr int QUADS = COLS / 4, BATCH = 4;
+  const float4 zero = make_float4(0, 0, 0, 0);
+#pragma unroll 1
+  for (int base = threadIdx.x; base < QUADS; base += BATCH * THREADS) {
+    float4 sw[BATCH], sb[BATCH];
+#pragma unroll
+    for (int u = 0; u < BATCH; ++u) {
+      const int q = base + u * THREADS;
+      if (q < QUADS) {
+        sw[u] = __ldcg(reinterpret_cast<const float4*>(acc) + q);
+        sb[u] = __ldcg(reinterpret_cast<const float4*>(acc + DB_AT) + q);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < BATCH; ++u) {
+      const int q = base + u * THREADS;
+      if (q < QUADS) {
+        const float w4[4] = {sw[u].x, sw[u].y, sw[u].z, sw[u].w}, b4[4] = {sb[u].x, sb[u].y, sb[u].z, sb[u].w};
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          dw[4 * q + i] = from_float<T>(w4[i]);
+          db[4 * q + i] = from_float<T>(b4[i]);
+        }
+        __stcg(reinterpret_cast<float4*>(acc) + q, zero);
+        __stcg(reinterpret_cast<float4*>(acc + DB_AT) + q, zero);
+      }
+    }
+  }
+#pragma unroll 1
+  for (int c = 4 * QUADS + threadIdx.x; c < COLS; c += THREADS) {
+    dw[c] = from_float<T>(__ldcg(acc + c));
+    db[c] = from_float<T>(__ldcg(acc + DB_AT + c));
     acc[c] = 0;
-    acc[COLS + c] = 0;
+    acc[DB_AT + c] = 0;
   }
   if (threadIdx.x == 0) *arrivals = 0;
 }

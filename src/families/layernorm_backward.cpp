@@ -7,7 +7,8 @@
 // cuDNN's backward normalization node.
 //
 // Kernel arguments: const T* X, const T* W, const T* dY, const float* mean, const float* rstd,
-// T* dX, T* dW, T* dB, float* acc (2 * cols, zero at every launch and left zero),
+// T* dX, T* dW, T* dB, float* acc (dW's sums then dB's, each half cols rounded up to a multiple
+// of 4 floats so both stay 16-byte aligned; zero at every launch and left zero),
 // unsigned* arrivals (zero at every launch and left zero), long long rows, int cols.
 #include <fmt/format.h>
 
@@ -50,7 +51,7 @@ class LayerNormBackwardWorkload : public Workload {
     dx_ = buffers_.add("dX", BufferRole::output, n * e);
     dw_ = buffers_.add("dW", BufferRole::output, cols_ * e);
     db_ = buffers_.add("dB", BufferRole::output, cols_ * e);
-    acc_ = buffers_.add("dW/dB accumulators", BufferRole::counters, 2 * cols_ * f);
+    acc_ = buffers_.add("dW/dB accumulators", BufferRole::counters, 2 * ((cols_ + 3) / 4 * 4) * f);
     arrivals_ = buffers_.add("arrival counter", BufferRole::counters, sizeof(unsigned));
     ref_dx_ = static_cast<float*>(buffers_.add("reference dX", BufferRole::reference, n * f));
     ref_dw_ = static_cast<float*>(buffers_.add("reference dW", BufferRole::reference, cols_ * f));
