@@ -79,7 +79,7 @@
 //                  fewer tiles than SMs (small M, decode) and long K. Each unit leaves fp32
 //                  partial sums in global memory; the last to finish a tile adds them up and
 //                  stores C.
-//   STREAM_K       0 or 1: stream-K. The tiles' k tiles, laid end to end (tile after tile in
+//   STREAM_K       0, 1 or 2: stream-K. The tiles' k tiles, laid end to end (tile after tile in
 //                  grouped order), are cut into one equal range per cluster of the full grid,
 //                  so one or two waves of tiles that would leave SMs idle (72 tiles on 132
 //                  SMs) keep every SM busy to the end. A tile one range covers whole is stored
@@ -87,6 +87,10 @@
 //                  part leaves fp32 partials in a slot of its CTA (two per CTA: the part at the
 //                  start of its range, the part at its end), and the last to arrive (counted in
 //                  k tiles) adds the others', in the order of their ranges, and stores C.
+//                  2: hybrid, for two waves of tiles or more: only one wave plus the partial
+//                  last one is streamed (first), the other tiles are taken whole as without
+//                  stream-K (5120^3 in 128x256 tiles: 800 tiles, 6.06 waves, which whole tiles
+//                  would finish in 7).
 //
 // Design. Each CTA walks the work units (tiles, or tiles × SPLIT_K) blockIdx/CLUSTER_M,
 // + gridDim/CLUSTER_M, ..., or with STREAM_K its cluster's range of k tiles (a static schedule:
@@ -329,46 +333,66 @@ __device__ __forceinline__ void store_run(float* row, int col, int left, float2 
 // The work of one cluster, as (tile, k tiles [kt_begin, kt_end)) pieces, the same sequence for
 // the producer, the transposers and the consumers. Without STREAM_K: units (a tile, or one of
 // its SPLIT_K k slices) cluster, cluster + clusters, ...; with it: the cluster's equal share of
-// all tiles' k tiles laid end to end, cut at tile boundaries.
+// the stream-K tiles' k tiles laid end to end, cut at tile boundaries. STREAM_K 1 streams every
+// tile; STREAM_K 2 (hybrid) streams only the first `streamed` tiles, one wave plus the partial
+// last one, and then takes the rest whole, data-parallel, streamed + cluster, + clusters, ...:
+// the partial wave is spread over every SM while most tiles keep their direct store.
 template <int SPLIT_K, int STREAM_K>
 struct WorkWalk {
   long long pos, end;
   int stride, k_tiles;
+  int streamed = 0;  // stream-K: the tiles whose k tiles are shared out
+  int whole = 0, tiles = 0;  // hybrid: the next data-parallel tile, and the end of them
   int split = 0;  // without STREAM_K: the k slice of the last unit next() gave
-  __device__ WorkWalk(int cluster, int clusters, int tiles, int k_tiles_) : k_tiles(k_tiles_) {
+  __device__ WorkWalk(int cluster, int clusters, int tiles_, int k_tiles_) : k_tiles(k_tiles_), tiles(tiles_) {
     if (STREAM_K) {
-      pos = range_begin(cluster, clusters, tiles, k_tiles);
-      end = range_begin(cluster + 1, clusters, tiles, k_tiles);
-      stride = 0;
+      streamed = streamed_tiles(clusters, tiles);
+      pos = range_begin(cluster, clusters, streamed, k_tiles);
+      end = range_begin(cluster + 1, clusters, streamed, k_tiles);
+      whole = streamed + cluster;
+      stride = clusters;
     } else {
       pos = cluster;
       end = static_cast<long long>(tiles) * SPLIT_K;
       stride = clusters;
     }
   }
-  // Stream-K: where cluster c's range starts, and which cluster's range holds k tile `it`.
-  static __device__ long long range_begin(int c, int clusters, int tiles, int k_tiles) {
-    return static_cast<long long>(c) * tiles * k_tiles / clusters;
+  // Stream-K: how many tiles (the first ones) are streamed: all, or for the hybrid one wave and
+  // the partial wave where there are two waves or more.
+  static __device__ int streamed_tiles(int clusters, int tiles) {
+    if (STREAM_K != 2 || tiles < 2 * clusters) return tiles;
+    return clusters + tiles % clusters;
   }
-  static __device__ int range_of(long long it, int clusters, int tiles, int k_tiles) {
-    const long long total = static_cast<long long>(tiles) * k_tiles;
+  // Stream-K: where cluster c's range of the streamed tiles' k tiles starts, and which cluster's
+  // range holds k tile `it`.
+  static __device__ long long range_begin(int c, int clusters, int streamed, int k_tiles) {
+    return static_cast<long long>(c) * streamed * k_tiles / clusters;
+  }
+  static __device__ int range_of(long long it, int clusters, int streamed, int k_tiles) {
+    const long long total = static_cast<long long>(streamed) * k_tiles;
     const long long c = ((it + 1) * clusters - 1) / total;
     return static_cast<int>(c < clusters - 1 ? c : clusters - 1);
   }
   __device__ bool next(int& tile, int& kt_begin, int& kt_end) {
-    if (pos >= end) return false;
     if (STREAM_K) {
-      tile = static_cast<int>(pos / k_tiles);
-      kt_begin = static_cast<int>(pos % k_tiles);
-      kt_end = static_cast<int>(kt_begin + end - pos < k_tiles ? kt_begin + end - pos : k_tiles);
-      pos += kt_end - kt_begin;
-    } else {
-      tile = static_cast<int>(pos / SPLIT_K);
-      split = static_cast<int>(pos % SPLIT_K);
-      kt_begin = split * k_tiles / SPLIT_K;
-      kt_end = (split + 1) * k_tiles / SPLIT_K;
-      pos += stride;
+      if (pos < end) {
+        tile = static_cast<int>(pos / k_tiles);
+        kt_begin = static_cast<int>(pos % k_tiles);
+        kt_end = static_cast<int>(kt_begin + end - pos < k_tiles ? kt_begin + end - pos : k_tiles);
+        pos += kt_end - kt_begin;
+        return true;
+      }
+      if (STREAM_K != 2 || whole >= tiles) return false;
+      tile = whole, kt_begin = 0, kt_end = k_tiles;
+      whole += stride;
+      return true;
     }
+    if (pos >= end) return false;
+    tile = static_cast<int>(pos / SPLIT_K);
+    split = static_cast<int>(pos % SPLIT_K);
+    kt_begin = split * k_tiles / SPLIT_K;
+    kt_end = (split + 1) * k_tiles / SPLIT_K;
+    pos += stride;
     return true;
   }
 };
@@ -496,7 +520,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
   static_assert(NUM_STAGES >= 2 && GROUP_M >= 1, "NUM_STAGES >= 2, GROUP_M >= 1");
   static_assert(EPILOGUE >= 0 && EPILOGUE <= 2, "EPILOGUE: 0, 1 or 2");
   static_assert(SPLIT_K >= 1, "SPLIT_K >= 1");
-  static_assert(STREAM_K == 0 || (STREAM_K == 1 && SPLIT_K == 1), "STREAM_K: 0, or 1 with SPLIT_K 1");
+  static_assert(STREAM_K == 0 || ((STREAM_K == 1 || STREAM_K == 2) && SPLIT_K == 1), "STREAM_K: 0, or 1 or 2 with SPLIT_K 1");
   static_assert(3 * NUM_STAGES * 8 + 8 * NUM_CONSUMERS <= SMEM_SLACK - 1024,
                 "mbarriers and split-K flags must fit in the slack");
 
@@ -851,11 +875,12 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
         };
         if constexpr (STREAM_K) {
           using Walk = WorkWalk<SPLIT_K, STREAM_K>;
-          const int c0 = Walk::range_of(tile_begin, clusters, tiles, k_tiles);
-          const int c1 = Walk::range_of(tile_begin + k_tiles - 1, clusters, tiles, k_tiles);
+          const int streamed = work_begin.streamed;
+          const int c0 = Walk::range_of(tile_begin, clusters, streamed, k_tiles);
+          const int c1 = Walk::range_of(tile_begin + k_tiles - 1, clusters, streamed, k_tiles);
           for (int c = c0; c <= c1; ++c) {
-            const long long b = Walk::range_begin(c, clusters, tiles, k_tiles);
-            if (c == cluster || b == Walk::range_begin(c + 1, clusters, tiles, k_tiles)) continue;
+            const long long b = Walk::range_begin(c, clusters, streamed, k_tiles);
+            if (c == cluster || b == Walk::range_begin(c + 1, clusters, streamed, k_tiles)) continue;
             add(stream_slot(c, b >= tile_begin ? 0 : 1));
           }
         } else {

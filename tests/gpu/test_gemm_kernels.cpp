@@ -157,7 +157,8 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
 
 // gemm_wgmma's paths whose correctness hangs on a schedule or a shared-memory layout more than on
 // a shape, every candidate of them: stream-K (ranges of k tiles cut across tiles, partial tiles
-// summed by whoever arrives last) on one- and two-wave shapes, ragged ones included; TF32 with
+// summed by whoever arrives last) on one- and two-wave shapes, and the hybrid on shapes of two
+// waves or more, ragged ones included; TF32 with
 // M/N-major operands (wgmma's A from registers, whose rows the epilogue places; roles swapped
 // when both are row-major, C stored transposed; B transposed in shared memory under a
 // column-major A) in every layout, stream-K's summed partial tiles too; and gemm_wgmma_cp_async
@@ -192,6 +193,9 @@ TEST(GemmKernels, WgmmaStreamKTf32MajorsAndCopiedOperandsEveryCandidate) {
       {tma, gemm(1000, 1000, 1000, "fp32", "cr"), stream_k},   {tma, gemm(777, 2000, 1500, "fp32", "rr")},
       {tma, gemm(520, 264, 300, "fp32", "cr")},                {tma, gemm(260, 520, 200, "fp32", "cc")},
       {tma, gemm(1000, 1000, 1000, "fp32", "rr"), stream_k},   {tma, gemm(1000, 1000, 1000, "fp32", "cc"), stream_k},
+      // Two waves of tiles or more: the hybrid (STREAM_K 2) streams a wave and the partial one,
+      // then takes whole tiles.
+      {tma, gemm(2000, 2200, 712, "bf16", "rr"), stream_k},    {tma, gemm(2100, 2100, 520, "fp32", "cr"), stream_k},
       {tma, gemm(100, 132, 4000, "fp32", "rr"), split_k, 1},
       {copied, gemm(1000, 3000, 4104, "fp8", "rc")},           {copied, gemm(520, 264, 1000, "fp8", "rc")},
       {copied, gemm(780, 1000, 300, "fp16", "cr")},            {copied, gemm(333, 264, 1004, "bf16", "rc")},
