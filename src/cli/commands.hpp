@@ -19,6 +19,7 @@ void setup_bench(CLI::App& app, int& exit_code);
 void setup_compare(CLI::App& app, int& exit_code);
 void setup_merge(CLI::App& app, int& exit_code);  // shards' caches and results into one
 void setup_export(CLI::App& app, int& exit_code);  // ktune export and ktune lookup
+void setup_quantize(CLI::App& app, int& exit_code);  // a matrix into a block-scaled format
 void setup_worker(CLI::App& app, int& exit_code);
 void setup_families(CLI::App& app, int& exit_code);
 std::string families_footer();  // for the top-level help: each family and its built-in configs
@@ -36,6 +37,7 @@ inline void register_commands(CLI::App& app, int& exit_code) {
   setup_compare(app, exit_code);
   setup_merge(app, exit_code);
   setup_export(app, exit_code);
+  setup_quantize(app, exit_code);
   setup_worker(app, exit_code);
   app.footer(families_footer());  // set last: subcommands made before it do not inherit it
 }

@@ -16,8 +16,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // Lowest first.
-const std::vector<std::string> kRooms = {"util",  "core",     "measure", "cuda",  "space", "compile", "scale",
-                                         "store", "gpu",      "families", "bench", "tune",  "report",  "runtime", "cli"};
+const std::vector<std::string> kRooms = {"util",  "core",  "quant",    "measure", "cuda",  "space",  "compile", "scale",
+                                         "store", "gpu",   "families", "bench",   "tune",  "report", "runtime", "cli"};
 
 int floor_of(const std::string& room) {
   for (size_t i = 0; i < kRooms.size(); ++i)
