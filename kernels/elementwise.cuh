@@ -51,6 +51,19 @@ __device__ __forceinline__ R pack(const float* in) {
   return raw;
 }
 
+// A copy of a raw vector the compiler cannot prove equal to the original (an empty asm that
+// "changes" each word). Kernels that keep a row packed in registers and unpack it once per use
+// unpack such copies: otherwise the compiler merges the unpackings (or hoists a loop-invariant
+// one out of the loop) and keeps the fp32 results live instead, in the very registers packing
+// saves (bf16's widening is a shift, which it would rather keep than redo).
+__device__ __forceinline__ unsigned short opaque(unsigned short r) { asm volatile("" : "+h"(r)); return r; }
+__device__ __forceinline__ unsigned opaque(unsigned r) { asm volatile("" : "+r"(r)); return r; }
+__device__ __forceinline__ uint2 opaque(uint2 r) { asm volatile("" : "+r"(r.x), "+r"(r.y)); return r; }
+__device__ __forceinline__ uint4 opaque(uint4 r) {
+  asm volatile("" : "+r"(r.x), "+r"(r.y), "+r"(r.z), "+r"(r.w));
+  return r;
+}
+
 // A row whose byte length is no multiple of VEC_BYTES (an odd vocabulary size), so rows start at
 // every offset from a vector boundary: the elements before its first VEC_BYTES-aligned address
 // (head) and after its last whole vector are loose, loaded one at a time; the rest is whole

@@ -42,18 +42,6 @@ __device__ __forceinline__ float exp_minus(float x, float m) { return exp2f((x -
 // -inf - -inf would be NaN.
 __device__ __forceinline__ float finite_or_zero(float m) { return m == neg_inf() ? 0.0f : m; }
 
-// A copy of a held vector the compiler cannot prove equal to the original (an empty asm that
-// "changes" each word): unpacking it again is then not merged with the first unpacking, whose
-// fp32 results would otherwise stay live across the row's reductions, in the very registers
-// PACKED saves (bf16's widening is a shift, which the compiler would rather keep than redo).
-__device__ __forceinline__ unsigned short opaque(unsigned short r) { asm volatile("" : "+h"(r)); return r; }
-__device__ __forceinline__ unsigned opaque(unsigned r) { asm volatile("" : "+r"(r)); return r; }
-__device__ __forceinline__ uint2 opaque(uint2 r) { asm volatile("" : "+r"(r.x), "+r"(r.y)); return r; }
-__device__ __forceinline__ uint4 opaque(uint4 r) {
-  asm volatile("" : "+r"(r.x), "+r"(r.y), "+r"(r.z), "+r"(r.w));
-  return r;
-}
-
 // A slice of a row in registers (the register kernels' whole row, or a block's part of it).
 
 // This thread's vectors first + threadIdx.x + k * BLOCK (k < PER) of a slice ending at `end`, into
