@@ -276,7 +276,7 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
   // One block finishes while the others have left, so its loop is the kernel's tail: the sums are
   // read four columns at a time from L2 (ld.cg: the atomics are there, not in this SM's L1), a
   // batch of reads in flight before any write, rather than one L2 round trip a column and thread.
-  constexpr int QUADS = COLS / 4, BATCH = 4;
+  constexpr int QUADS = WHOLE / 4, BATCH = 4;
   const float4 zero = make_float4(0, 0, 0, 0);
 #pragma unroll 1
   for (int base = threadIdx.x; base < QUADS; base += BATCH * THREADS) {
@@ -305,7 +305,7 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
     }
   }
 #pragma unroll 1
-  for (int c = 4 * QUADS + threadIdx.x; c < COLS; c += THREADS) {
+  for (int c = WHOLE + threadIdx.x; c < COLS; c += THREADS) {
     dw[c] = from_float<T>(__ldcg(acc + c));
     db[c] = from_float<T>(__ldcg(acc + DB_AT + c));
     acc[c] = 0;

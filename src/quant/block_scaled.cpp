@@ -48,11 +48,9 @@ uint8_t get_nibble(const Quantized& q, int64_t r, int64_t c) {
   return c % 2 == 0 ? byte & 0xf : byte >> 4;
 }
 
-// The scale that applies to element (r, c): nvfp4's group scale times the tensor scale, or an fp8
-// block's scale.
-float element_scale(const Quantized& q, int64_t r, int64_t c) {
-  const BlockShape b = block_shape(q.format);
-  const int64_t at = (r / b.rows) * q.scale_cols() + c / b.cols;
+// Block (br, bc)'s scale: nvfp4's group scale times the tensor scale, or an fp8 block's scale.
+float block_scale(const Quantized& q, int64_t br, int64_t bc) {
+  const int64_t at = br * q.scale_cols() + bc;
   return q.format == Format::nvfp4 ? e4m3_decode(q.scale_bytes[at]) * q.tensor_scale : q.scale_floats[at];
 }
 
@@ -123,10 +121,15 @@ Quantized quantize(Format format, const std::vector<float>& x, int64_t rows, int
 
 std::vector<float> dequantize(const Quantized& q) {
   std::vector<float> x(q.rows * q.cols);
-  for (int64_t r = 0; r < q.rows; ++r)
-    for (int64_t c = 0; c < q.cols; ++c) {
-      const float v = q.format == Format::nvfp4 ? e2m1_decode(get_nibble(q, r, c)) : e4m3_decode(q.values[r * q.cols + c]);
-      x[r * q.cols + c] = v * element_scale(q, r, c);
+  const BlockShape b = block_shape(q.format);
+  for (int64_t br = 0; br < q.scale_rows(); ++br)
+    for (int64_t bc = 0; bc < q.scale_cols(); ++bc) {
+      const float scale = block_scale(q, br, bc);
+      for_block(q, b, br, bc, [&](int64_t r, int64_t c) {
+        const float v =
+            q.format == Format::nvfp4 ? e2m1_decode(get_nibble(q, r, c)) : e4m3_decode(q.values[r * q.cols + c]);
+        x[r * q.cols + c] = v * scale;
+      });
     }
   return x;
 }
