@@ -91,6 +91,10 @@ struct OptionSpec {
   std::string help;
   std::vector<std::string> choices;  // the legal values
   std::string default_value;         // what a problem that does not say gets
+  // An option added to a family after its problems were stored (gemm's scaling): at its default a
+  // problem leaves it out, so the cache keys, results files and suites written before it still
+  // name the same problems, and tables show it only where a problem sets another value.
+  bool left_out_at_default = false;
 };
 struct ProblemSchema {
   std::vector<DimSpec> dims;         // in the order a shape is written: M x N x K

@@ -45,8 +45,14 @@ std::vector<std::string> columns(const std::vector<Problem>& problems, NamesOf n
 
 void complete_options(Problem& p) {
   const ProblemSchema schema = find_family(p.family).schema();
-  for (const OptionSpec& o : schema.options)
-    if (!p.options.count(o.name)) p.options[o.name] = o.default_value;
+  for (const OptionSpec& o : schema.options) {
+    auto it = p.options.find(o.name);
+    if (o.left_out_at_default) {
+      if (it != p.options.end() && it->second == o.default_value) p.options.erase(it);
+    } else if (it == p.options.end()) {
+      p.options[o.name] = o.default_value;
+    }
+  }
   for (const DimSpec& d : schema.dims)
     if (!p.dims.count(d.name) && !d.defaults_to.empty() && p.dims.count(d.defaults_to))
       p.dims[d.name] = p.dims.at(d.defaults_to);
@@ -69,7 +75,10 @@ void check_problem(const Problem& p) {
   for (const OptionSpec& o : schema.options) {
     option_names.push_back(o.name);
     auto it = p.options.find(o.name);
-    if (it == p.options.end()) throw ConfigError(fmt::format("{} problem is missing option {}", p.family, o.name));
+    if (it == p.options.end()) {
+      if (o.left_out_at_default) continue;
+      throw ConfigError(fmt::format("{} problem is missing option {}", p.family, o.name));
+    }
     if (std::find(o.choices.begin(), o.choices.end(), it->second) == o.choices.end())
       throw ConfigError(fmt::format("unknown {} '{}' for {} ({}: {})", o.name, it->second, p.family, o.help,
                                     joined(o.choices)));
@@ -203,7 +212,8 @@ std::vector<std::string> option_columns(const std::vector<Problem>& problems) {
       problems,
       [](const ProblemSchema& s) {
         std::vector<std::string> names;
-        for (const OptionSpec& o : s.options) names.push_back(o.name);
+        for (const OptionSpec& o : s.options)
+          if (!o.left_out_at_default) names.push_back(o.name);  // a column only where a problem sets it
         return names;
       },
       [](const Problem& p) {
