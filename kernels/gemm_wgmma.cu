@@ -5,7 +5,9 @@
 // Computes C = A·B with fp32 accumulation, rounded to OutT:
 //   T __half or __nv_bfloat16   OutT the same type
 //   T float                      TF32 tensor cores, OutT float
-//   T __nv_fp8_e4m3              OutT __nv_bfloat16, C = scale_a * scale_b * A·B (per-tensor scales)
+//   T __nv_fp8_e4m3              OutT __nv_bfloat16, C = scale_a * scale_b * A·B (per-tensor scales),
+//                                or with BLOCK_SCALED a scale per 1x128 of A and per 128x128 of B
+//                                (DeepSeek-V3's blocks), see "Block scales" below
 //   C: M×N row-major (ldc = N).
 //   A: M×K, row-major (K contiguous) when A_ROW_MAJOR, else column-major (M contiguous).
 //   B: K×N, row-major (N contiguous) when B_ROW_MAJOR, else column-major (K contiguous).
@@ -135,6 +137,17 @@
 // reads. The 2*ROWS blocks of a stage are dealt to the 96 transposer threads in turn, so some
 // warps take one block more than others (64 rows: warp 1 two, warps 2 and 3 one); an even split
 // would not shorten the slowest warp (128 blocks over three warps is still two per lane).
+//
+// Block scales (BLOCK_SCALED 1, fp8 only): C[m][n] = sum over k blocks kb of scale_a[kb*M + m] *
+// scale_b[(n/128)*SB_LD + kb] * (A[m, kb-th 128 of K] · B[same, n]), SB_LD = cdiv(K, 128) rounded
+// up to 4: cuBLASLt's VEC128_32F (A, M contiguous) and BLK128x128_32F (B) layouts, so one set of
+// scales serves both. A k tile is exactly one k block (BLOCK_K = 128 fp8), so each consumer runs
+// the tile's wgmma into a second set of accumulators that starts at zero, waits for them, and adds
+// them to its sums times the row's and the column block's scales. The wait idles this warpgroup's
+// tensor work; the other consumer (NUM_CONSUMERS 2) or block (BLOCKS_PER_SM 2) fills it.
+// Adding a tile's sums in while the next tile's wgmma run (wgmma.wait_group 1, two sets of sums)
+// was tried: ptxas then serializes the wgmma (C7514), as for any read of accumulators while a
+// group is pending, so the sums are added after wait_group 0, as DeepGEMM and CUTLASS do.
 //
 // Run: `ktune sweep configs/gemm_wgmma.json` (sm_90a only; `ktune compile --config
 // configs/gemm_wgmma.json --arch sm_90a -v` compiles every candidate without a GPU).
@@ -444,7 +457,7 @@ __device__ __forceinline__ void copy_tile(unsigned dst, const char* src, long lo
 // CopiedOperands<T>); the two entry points at the end of the file differ in their arguments alone.
 template <typename T, typename OutT, int A_ROW_MAJOR, int B_ROW_MAJOR, int BLOCK_M, int BLOCK_N,
           int BLOCK_K, int NUM_STAGES, int NUM_CONSUMERS, int GROUP_M, int CLUSTER_M,
-          int BLOCKS_PER_SM, int EPILOGUE, int SPLIT_K, int STREAM_K, typename Operands>
+          int BLOCKS_PER_SM, int EPILOGUE, int SPLIT_K, int STREAM_K, int BLOCK_SCALED, typename Operands>
 __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* __restrict__ C, int M, int N, int K,
                                                       const CUtensorMap* tmC, const float* __restrict__ scale_a,
                                                       const float* __restrict__ scale_b, float* __restrict__ partials,
@@ -510,6 +523,11 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
   static_assert(MI * ACC <= 128 && MI * ACC + FRAG_REGS + 40 <= CONSUMER_REGS,
                 "accumulators do not fit the consumer's registers");
   static_assert(!SWAP || EPILOGUE != 2, "SWAP stores C through registers or the whole staged tile");
+  static_assert(BLOCK_SCALED == 0 ||
+                    (BLOCK_SCALED == 1 && KIND == Kind::e4m3 && (BLOCK_N == 64 || BLOCK_N % 128 == 0)),
+                "block scales: fp8 operands, and a tile whose columns lie in whole 128-column scale blocks");
+  static_assert(!BLOCK_SCALED || 2 * MI * ACC + 40 <= CONSUMER_REGS,
+                "block scales: the k tile's sums need as many registers again as the accumulators");
   static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "CLUSTER_M: 1 or 2");
   static_assert(BLOCKS_PER_SM == 1 || BLOCKS_PER_SM == 2, "BLOCKS_PER_SM: 1 or 2");
   // Two blocks of three warpgroups cap every thread at 80 registers at entry, and ptxas then
@@ -711,7 +729,12 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
     unsigned panel_seq = 0;  // EPILOGUE 2: panels staged so far; its parity picks the slot
     if (store_leader) prefetch_tensor_map(tmC);
     float scale = 1.f;
-    if constexpr (KIND == Kind::e4m3) scale = *scale_a * *scale_b;
+    if constexpr (KIND == Kind::e4m3 && !BLOCK_SCALED) scale = *scale_a * *scale_b;
+    // Block scales: one per 128 of K for each row of A (scale_a[kb * M + row]) and each 128 x 128
+    // block of B (scale_b[nb * SB_LD + kb], rows of SB_LD = the k blocks rounded up to 4): the
+    // layouts cuBLASLt's VEC128_32F and BLK128x128_32F read. A k tile is one k block.
+    constexpr int NSB = BLOCK_N > 128 ? BLOCK_N / 128 : 1;  // B scale blocks across the tile
+    const int n_blocks = cdiv(N, 128), sb_ld = (cdiv(K, 128) + 3) / 4 * 4;
 
     // Descriptors of stage 0, k-step 0, this consumer's first m64 slice. K-major tiles are rows
     // of 128 bytes (8-row groups 1024 bytes apart) and a k-step moves 32 bytes along the row;
@@ -735,6 +758,10 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
     };
 
     float acc[MI][ACC];
+    // Block scales (unused, so no registers, without them): a k tile's sums, the scales they are
+    // added in with, and the next k tile's, loading meanwhile.
+    float part[MI][ACC];
+    float sa[MI][2], sb[NSB], sa_next[MI][2], sb_next[NSB];
     int s = 0;
     unsigned phase = 0;
     WorkWalk<SPLIT_K, STREAM_K> work = work_begin;
@@ -758,7 +785,59 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
           for (int r = 0; r < CLUSTER_M; ++r) mbar_arrive_cluster(empty_bar + 8 * stage, r);
         }
       };
-      int prev = -1;
+      int prev = -1;  // the stage of the k tile before, not yet released
+      // Block scales: k tile kt's scales for this consumer's rows and the tile's column blocks;
+      // its wgmma into `part`, starting from zero; and `part` added to acc times the scales.
+      // The lambdas use `part` and the scales as captured: handing them in as array references
+      // measured 15-30% slower at 4096 x 4096 x 7168 (results/h100/blockscaled-fp8).
+      auto load_scales = [&](int kt, float (&a)[MI][2], float (&b)[NSB]) {
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+          for (int h = 0; h < 2; ++h)
+            a[mi][h] = __ldg(scale_a + static_cast<long long>(kt) * M + imin(m0 + acc_row(mi, h), M - 1));
+#pragma unroll
+        for (int q = 0; q < NSB; ++q)
+          b[q] = __ldg(scale_b + static_cast<long long>(imin(n0 / 128 + q, n_blocks - 1)) * sb_ld + kt);
+      };
+      if constexpr (BLOCK_SCALED)
+        if (kt_begin < kt_end) load_scales(kt_begin, sa, sb);
+      auto issue_scaled = [&](int stage) {
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) fence_accumulators(part[mi]);
+        wgmma_fence();
+#pragma unroll
+        for (int ks = 0; ks < KSTEPS; ++ks) {
+          const unsigned long long db = desc_join(DESC_HI, desc_b0 + ((stage * B_STAGE + ks * B_KSTEP) >> 4));
+#pragma unroll
+          for (int mi = 0; mi < MI; ++mi) {
+            const unsigned long long da =
+                desc_join(DESC_HI, desc_a0 + ((stage * A_STAGE + ks * A_KSTEP + mi * A_MSTEP) >> 4));
+            if (ks == 0)
+              wgmma<KIND, WN, 0, 0, 0>(part[mi], da, db);
+            else
+              wgmma<KIND, WN, 0, 0>(part[mi], da, db);
+          }
+        }
+        wgmma_commit();
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) fence_accumulators(part[mi]);
+      };
+      auto promote = [&]() {
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) fence_accumulators(part[mi]);
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+          for (int j = 0; j < ACC / 4; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              const float f = sa[mi][h] * sb[BLOCK_N > 128 ? 8 * j / 128 : 0];
+              acc[mi][4 * j + 2 * h] += f * part[mi][4 * j + 2 * h];
+              acc[mi][4 * j + 2 * h + 1] += f * part[mi][4 * j + 2 * h + 1];
+            }
+      };
+
       for (int kt = kt_begin; kt < kt_end; ++kt) {
         mbar_wait(full_bar + 8 * s, phase);
         if constexpr (REGS) {
@@ -783,6 +862,19 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
             // The stage before this one retired with the first group of this one.
             if (ks == 0 && prev >= 0) release(prev);
           }
+        } else if constexpr (BLOCK_SCALED) {
+          // The k tile's sums start from zero in `part` and are added to acc times their two
+          // scales once they are complete (DeepGEMM's promotion: fp32 adds at every 128 of K,
+          // beyond the tensor core's own accumulation). The next tile's scales load meanwhile.
+          if (kt + 1 < kt_end) load_scales(kt + 1, sa_next, sb_next);
+          issue_scaled(s);
+          wgmma_wait<0>();
+          release(s);
+          promote();
+#pragma unroll
+          for (int mi = 0; mi < MI; ++mi) sa[mi][0] = sa_next[mi][0], sa[mi][1] = sa_next[mi][1];
+#pragma unroll
+          for (int q = 0; q < NSB; ++q) sb[q] = sb_next[q];
         } else {
 #pragma unroll
           for (int mi = 0; mi < MI; ++mi) fence_accumulators(acc[mi]);
@@ -806,7 +898,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
           wgmma_wait<1>();
           if (prev >= 0) release(prev);
         }
-        prev = s;
+        prev = BLOCK_SCALED ? -1 : s;  // block scales release each stage as its sums complete
         if (++s == NUM_STAGES) {
           s = 0;
           phase ^= 1;
@@ -1041,7 +1133,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
 // Operands by TMA: tmA, tmB (and tmC) are the tensor maps described at the top.
 template <typename T, typename OutT, int A_ROW_MAJOR, int B_ROW_MAJOR, int BLOCK_M, int BLOCK_N,
           int BLOCK_K, int NUM_STAGES, int NUM_CONSUMERS, int GROUP_M, int CLUSTER_M,
-          int BLOCKS_PER_SM, int EPILOGUE, int SPLIT_K, int STREAM_K>
+          int BLOCKS_PER_SM, int EPILOGUE, int SPLIT_K, int STREAM_K, int BLOCK_SCALED>
 __global__ void __cluster_dims__(CLUSTER_M, 1, 1)
     __launch_bounds__((NUM_CONSUMERS + 1) * 128, BLOCKS_PER_SM)
 ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
@@ -1049,7 +1141,7 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
                  const float* __restrict__ scale_a, const float* __restrict__ scale_b,
                  float* __restrict__ partials, unsigned* __restrict__ arrivals) {
   ktune_gemm_wgmma_body<T, OutT, A_ROW_MAJOR, B_ROW_MAJOR, BLOCK_M, BLOCK_N, BLOCK_K, NUM_STAGES, NUM_CONSUMERS,
-                        GROUP_M, CLUSTER_M, BLOCKS_PER_SM, EPILOGUE, SPLIT_K, STREAM_K>(
+                        GROUP_M, CLUSTER_M, BLOCKS_PER_SM, EPILOGUE, SPLIT_K, STREAM_K, BLOCK_SCALED>(
       gemm_wgmma_detail::TmaOperands{&tmA, &tmB}, C, M, N, K, &tmC, scale_a, scale_b, partials, arrivals);
 }
 
@@ -1058,13 +1150,13 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
 // needs 16; C's tensor map as above. No clusters: B cannot be multicast without TMA.
 template <typename T, typename OutT, int A_ROW_MAJOR, int B_ROW_MAJOR, int BLOCK_M, int BLOCK_N,
           int BLOCK_K, int NUM_STAGES, int NUM_CONSUMERS, int GROUP_M, int CLUSTER_M,
-          int BLOCKS_PER_SM, int EPILOGUE, int SPLIT_K, int STREAM_K>
+          int BLOCKS_PER_SM, int EPILOGUE, int SPLIT_K, int STREAM_K, int BLOCK_SCALED>
 __global__ void __launch_bounds__((NUM_CONSUMERS + 1) * 128, BLOCKS_PER_SM)
 ktune_gemm_wgmma_cp_async(const T* __restrict__ A, const T* __restrict__ B, OutT* __restrict__ C, int M, int N,
                           int K, const __grid_constant__ CUtensorMap tmC, const float* __restrict__ scale_a,
                           const float* __restrict__ scale_b, float* __restrict__ partials,
                           unsigned* __restrict__ arrivals) {
   ktune_gemm_wgmma_body<T, OutT, A_ROW_MAJOR, B_ROW_MAJOR, BLOCK_M, BLOCK_N, BLOCK_K, NUM_STAGES, NUM_CONSUMERS,
-                        GROUP_M, CLUSTER_M, BLOCKS_PER_SM, EPILOGUE, SPLIT_K, STREAM_K>(
+                        GROUP_M, CLUSTER_M, BLOCKS_PER_SM, EPILOGUE, SPLIT_K, STREAM_K, BLOCK_SCALED>(
       gemm_wgmma_detail::CopiedOperands<T>{A, B}, C, M, N, K, &tmC, scale_a, scale_b, partials, arrivals);
 }

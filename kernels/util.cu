@@ -138,6 +138,19 @@ __global__ void ktune_to_fp32(const T* in, float* out, long long n) {
     out[i] = ktune_to_float(in[i]);
 }
 
+// x[r * cols + c] *= s[(r / block_rows) * row_stride + (c / 128) * col_stride] for a rows x cols
+// fp32 matrix: a block-scaled operand dequantized from its values (the gemm family's fp8 scales
+// per 1 x 128 or 128 x 128 elements).
+__global__ void ktune_scale_blocks(float* x, long long rows, long long cols, const float* s, int block_rows,
+                                   long long row_stride, long long col_stride) {
+  const long long n = rows * cols;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    const long long r = i / cols, c = i % cols;
+    x[i] *= s[(r / block_rows) * row_stride + (c / 128) * col_stride];
+  }
+}
+
 template <typename T>
 __global__ void ktune_compare(const T* out, const float* ref, long long n, float atol, float rtol,
                               double* sums, unsigned* maxes, unsigned long long* counts) {

@@ -9,6 +9,11 @@
 // A holds N(0,1)*4 rounded to e4m3 with scale_a = 1/4, B the same with scale_b = 1/(4 sqrt(K)):
 // the outputs are again ~N(0,1), and a kernel that ignores the scales is far off. The reference
 // multiplies the exact fp32 values of the fp8 inputs; the baseline is cublasLtMatmul.
+// With --scaling block the scales are per 1 x 128 of A (along K) and per 128 x 128 of B, each
+// 2^u times the per-tensor one (u uniform in [-1, 1], seeded), so a kernel that applies one scale
+// per tensor, or a block's scale to the wrong block, is far off; they lie as cuBLASLt's
+// VEC128_32F and BLK128x128_32F read them (kernels/gemm_wgmma.cu, "Block scales"), the reference
+// dequantizes the inputs with them, and the baseline is cublasLtMatmul in those scale modes.
 //
 // Kernel arguments, for every gemm kernel: A, B, C, M, N, K (int); A or B replaced by its TMA
 // descriptor when the config names it in "tensor_maps"; then C's descriptor when "C" is named (the
@@ -20,6 +25,7 @@
 
 #include <cmath>
 #include <memory>
+#include <random>
 #include <type_traits>
 
 #include "core/element.hpp"
@@ -69,11 +75,19 @@ constexpr float kFp8InputSpread = 4.0f;
 struct Shape {
   int64_t m, n, k;
   bool a_row, b_row;
+  bool block_scaled;  // fp8 with scales per 1 x 128 of A and 128 x 128 of B
   explicit Shape(const Problem& p)
       : m(p.dims.at("M")), n(p.dims.at("N")), k(p.dims.at("K")),
-        a_row(p.option("layout")[0] == 'r'), b_row(p.option("layout")[1] == 'r') {}
+        a_row(p.option("layout")[0] == 'r'), b_row(p.option("layout")[1] == 'r'),
+        block_scaled(p.option("scaling") == "block") {}
   int64_t lda() const { return a_row ? k : m; }
   int64_t ldb() const { return b_row ? n : k; }
+  // Block scales, as cuBLASLt lays them out: A's M x k_blocks with M contiguous (VEC128_32F), B's
+  // n_blocks rows of k_blocks rounded up to 4 (BLK128x128_32F).
+  int64_t k_blocks() const { return (k + 127) / 128; }
+  int64_t b_scale_ld() const { return (k_blocks() + 3) / 4 * 4; }
+  int64_t a_scales() const { return block_scaled ? m * k_blocks() : 1; }
+  int64_t b_scales() const { return block_scaled ? (n + 127) / 128 * b_scale_ld() : 1; }
 };
 
 // Owners for the cuBLASLt descriptors the fp8 baseline keeps (destroyed without a check: a
@@ -176,15 +190,13 @@ class GemmWorkload : public Workload {
     gpu_.fill_normal(b_, dtype_, shape_.k * shape_.n, seed + 1, fp8_ ? spread : b_scale);
     KTUNE_CUDA(cudaMemsetAsync(ref_, 0xff, shape_.m * shape_.n * sizeof(float), gpu_.stream()));
     if (fp8_) {
-      // Scales live on the device, where kernels and cuBLASLt read them, each 16-byte aligned:
-      // with a 4-byte-aligned one cublasLtMatmul says NOT_SUPPORTED (its heuristic does not).
+      // Scales live on the device, where kernels and cuBLASLt read them, each buffer 16-byte
+      // aligned: with a 4-byte-aligned one cublasLtMatmul says NOT_SUPPORTED (its heuristic does
+      // not). Per tensor: one float each; per block: 2^u times those, u uniform in [-1, 1].
       scale_a_ = 1.0f / kFp8InputSpread;
       scale_b_ = b_scale / kFp8InputSpread;
-      char* scales = static_cast<char*>(buffers_.add("scales", BufferRole::input, 2 * kScaleStride));
-      KTUNE_CUDA(cudaMemcpyAsync(scales, &scale_a_, sizeof(float), cudaMemcpyHostToDevice, gpu_.stream()));
-      KTUNE_CUDA(cudaMemcpyAsync(scales + kScaleStride, &scale_b_, sizeof(float), cudaMemcpyHostToDevice, gpu_.stream()));
-      scale_a_ptr_ = reinterpret_cast<const float*>(scales);
-      scale_b_ptr_ = reinterpret_cast<const float*>(scales + kScaleStride);
+      scale_a_ptr_ = upload_scales("scale_a", scale_a_, shape_.a_scales(), seed + 2);
+      scale_b_ptr_ = upload_scales("scale_b", scale_b_, shape_.b_scales(), seed + 3);
       fp8_reference();
       choose_lt_algorithm();
     } else {
@@ -223,6 +235,8 @@ class GemmWorkload : public Workload {
 
   // "cublas" for cuBLASLt's fp8 call too: one library.
   std::vector<BaselineInfo> baselines() const override {
+    if (fp8_ && shape_.block_scaled)
+      return {{"cublas", "cublasLtMatmul (fp8 e4m3, 1x128 and 128x128 block scales, bf16 out)", true, lt_unavailable_}};
     if (fp8_) return {{"cublas", "cublasLtMatmul (fp8 e4m3, fast accumulation, bf16 out)", true, lt_unavailable_}};
     return {{"cublas", dtype_ == "fp32" ? "cublasGemmEx (tf32 tensor cores)"
                                         : "cublasGemmEx (" + dtype_ + ", fp32 accumulate)"}};
@@ -240,14 +254,35 @@ class GemmWorkload : public Workload {
                               &beta, c, c_type, static_cast<int>(shape_.n), compute, CUBLAS_GEMM_DEFAULT));
   }
 
+  // `count` scales on the device: `base` itself, or `count` of base * 2^u (block scales).
+  const float* upload_scales(const char* name, float base, int64_t count, uint64_t seed) {
+    std::vector<float> host(static_cast<size_t>(count), base);
+    if (shape_.block_scaled) {
+      std::mt19937_64 rng(seed);
+      std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+      for (float& v : host) v = base * std::exp2(u(rng));
+    }
+    void* device = buffers_.add(name, BufferRole::input, count * static_cast<int64_t>(sizeof(float)));
+    KTUNE_CUDA(cudaMemcpyAsync(device, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice,
+                               gpu_.stream()));
+    KTUNE_CUDA(cudaStreamSynchronize(gpu_.stream()));  // `host` goes out of scope
+    return static_cast<const float*>(device);
+  }
+
   // The fp8 reference: the inputs' exact fp32 values through the same pedantic fp32 GEMM as the
-  // other dtypes, the scales folded into alpha. The fp32 copies live only while it runs.
+  // other dtypes, per-tensor scales folded into alpha, block scales applied to the fp32 copies
+  // (A's per row and 128 of K; B, N rows of K, per 128 x 128). The copies live only while it runs.
   void fp8_reference() {
     cuda::DeviceBuffer a32(shape_.m * shape_.k * sizeof(float)), b32(shape_.k * shape_.n * sizeof(float));
     gpu_.to_fp32(a_, dtype_, a32.as<float>(), shape_.m * shape_.k);
     gpu_.to_fp32(b_, dtype_, b32.as<float>(), shape_.k * shape_.n);
-    gemm(a32.get(), b32.get(), CUDA_R_32F, ref_, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC,
-         scale_a_ * scale_b_);
+    float alpha = scale_a_ * scale_b_;
+    if (shape_.block_scaled) {
+      gpu_.scale_blocks(a32.as<float>(), shape_.m, shape_.k, scale_a_ptr_, 1, 1, shape_.m);
+      gpu_.scale_blocks(b32.as<float>(), shape_.n, shape_.k, scale_b_ptr_, 128, shape_.b_scale_ld(), 1);
+      alpha = 1.0f;
+    }
+    gemm(a32.get(), b32.get(), CUDA_R_32F, ref_, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC, alpha);
     KTUNE_CUDA(cudaStreamSynchronize(gpu_.stream()));
   }
 
@@ -256,6 +291,8 @@ class GemmWorkload : public Workload {
   // cuBLASLt "A" = our B (K x N column-major, transposed) and "B" = our A (K x M column-major, not
   // transposed). Fast accumulation: the ktune kernels accumulate in wgmma without promoting to a
   // separate fp32 sum every few k-steps, so this is the same arithmetic and the honest comparison.
+  // Block scales: cuBLASLt "A" (our B) per 128 x 128, "B" (our A) per 1 x 128, and no fast
+  // accumulation (cuBLASLt promotes at every scale block, as the ktune kernel does).
   void choose_lt_algorithm() {
     cublasLtMatmulDesc_t desc = nullptr;
     KTUNE_CUBLAS(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
@@ -264,7 +301,12 @@ class GemmWorkload : public Workload {
     lt_set(desc, CUBLASLT_MATMUL_DESC_TRANSB, int32_t{CUBLAS_OP_N});
     lt_set(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, static_cast<const void*>(scale_b_ptr_));
     lt_set(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, static_cast<const void*>(scale_a_ptr_));
-    lt_set(desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, int8_t{1});
+    if (shape_.block_scaled) {
+      lt_set(desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, int32_t{CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F});
+      lt_set(desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, int32_t{CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F});
+    } else {
+      lt_set(desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, int8_t{1});
+    }
     lt_a_ = lt_layout(CUDA_R_8F_E4M3, shape_.k, shape_.n, shape_.k);
     lt_b_ = lt_layout(CUDA_R_8F_E4M3, shape_.k, shape_.m, shape_.k);
     lt_c_ = lt_layout(CUDA_R_16BF, shape_.n, shape_.m, shape_.n);
@@ -282,9 +324,14 @@ class GemmWorkload : public Workload {
     if (status != CUBLAS_STATUS_SUCCESS && status != CUBLAS_STATUS_NOT_SUPPORTED)
       cuda::throw_cublas_error(status, "cublasLtMatmulAlgoGetHeuristic", __FILE__, __LINE__);
     if (status == CUBLAS_STATUS_NOT_SUPPORTED || found == 0) {
-      lt_unavailable_ = fmt::format("cuBLASLt has no fp8 algorithm for {}x{}x{} on this GPU (its fp8 matmuls need "
-                                    "compute capability 8.9 or newer and 16-byte-aligned leading dimensions)",
-                                    shape_.m, shape_.n, shape_.k);
+      lt_unavailable_ =
+          shape_.block_scaled
+              ? fmt::format("cuBLASLt has no block-scaled fp8 algorithm for {}x{}x{} on this GPU (its 1x128 / "
+                            "128x128 scale modes need compute capability 9.0 and 16-byte-aligned leading dimensions)",
+                            shape_.m, shape_.n, shape_.k)
+              : fmt::format("cuBLASLt has no fp8 algorithm for {}x{}x{} on this GPU (its fp8 matmuls need "
+                            "compute capability 8.9 or newer and 16-byte-aligned leading dimensions)",
+                            shape_.m, shape_.n, shape_.k);
       return;
     }
     lt_algo_ = result.algo;
@@ -298,8 +345,7 @@ class GemmWorkload : public Workload {
   // Device memory, owned by buffers_ (guarded, by role); kernel_args hands out their addresses.
   void *a_ = nullptr, *b_ = nullptr, *c_ = nullptr, *partials_ = nullptr, *arrivals_ = nullptr;
   float* ref_ = nullptr;
-  static constexpr size_t kScaleStride = 16;  // bytes from scale_a to scale_b on the device
-  float scale_a_ = 1.0f, scale_b_ = 1.0f;      // fp8 only
+  float scale_a_ = 1.0f, scale_b_ = 1.0f;  // fp8 only: the per-tensor scales (block scales' centre)
   const float *scale_a_ptr_ = nullptr, *scale_b_ptr_ = nullptr;
   KernelArguments args_;  // the last kernel_args() list's values
   LtMatmulDesc lt_desc_;
@@ -317,8 +363,11 @@ class GemmFamily : public KernelFamily {
   ProblemSchema schema() const override {
     return {{{"M", "rows of A and C", ""}, {"N", "columns of B and C", "M"}, {"K", "columns of A, rows of B", "M"}},
             {"fp16", "bf16", "fp8", "fp32"},
-            {{"layout", "A then B, r = row-major, c = column-major", {"rr", "rc", "cr", "cc"}, "rr"}},
-            "fp8: e4m3 A and B with per-tensor scales, bf16 C, layout rc only; fp32 runs on TF32 tensor cores"};
+            {{"layout", "A then B, r = row-major, c = column-major", {"rr", "rc", "cr", "cc"}, "rr"},
+             {"scaling", "fp8's scales: one per tensor, or one per 1 x 128 of A and per 128 x 128 of B (block)",
+              {"tensor", "block"}, "tensor", /*left_out_at_default=*/true}},
+            "fp8: e4m3 A and B with per-tensor or block scales, bf16 C, layout rc only; fp32 runs on TF32 tensor "
+            "cores"};
   }
   Bound bound() const override { return Bound::compute; }
   std::vector<std::string_view> default_configs() const override {
@@ -328,7 +377,7 @@ class GemmFamily : public KernelFamily {
 
   std::vector<std::string> context_names() const override {
     return {"M", "N", "K", "elem_bytes", "out_bytes", "a_row_major", "b_row_major", "lda", "ldb", "ldc",
-            "arch", "max_smem", "sm_count", "l2_bytes", "splitk_partial_bytes", "splitk_counters"};
+            "arch", "max_smem", "sm_count", "l2_bytes", "splitk_partial_bytes", "splitk_counters", "block_scaled"};
   }
   std::vector<std::string> placeholder_names() const override {
     return {"ELEMENT", "OUT_ELEMENT", "A_ROW_MAJOR", "B_ROW_MAJOR"};
@@ -344,6 +393,8 @@ class GemmFamily : public KernelFamily {
     if (p.dtype == "fp8" && p.option("layout") != "rc")
       throw ConfigError("dtype fp8 takes layout rc only (A row-major, B column-major: both K-contiguous, the one fp8 "
                         "form of cuBLASLt and of Hopper's wgmma), not '" + p.option("layout") + "'");
+    if (p.option("scaling") == "block" && p.dtype != "fp8")
+      throw ConfigError("--scaling block takes dtype fp8 (e4m3 values with fp32 scales per block), not " + p.dtype);
   }
 
   Bindings context(const Problem& p, const ArchFacts& arch) const override {
@@ -352,7 +403,7 @@ class GemmFamily : public KernelFamily {
             {"out_bytes", out_bytes(p.dtype)}, {"a_row_major", s.a_row}, {"b_row_major", s.b_row},
             {"lda", s.lda()}, {"ldb", s.ldb()}, {"ldc", s.n}, {"arch", arch.arch}, {"max_smem", arch.max_smem},
             {"sm_count", arch.sm_count}, {"l2_bytes", arch.l2_bytes}, {"splitk_partial_bytes", kSplitKPartialBytes},
-            {"splitk_counters", kSplitKCounters}};
+            {"splitk_counters", kSplitKCounters}, {"block_scaled", s.block_scaled}};
   }
 
   std::map<std::string, std::string> placeholders(const Problem& p) const override {
@@ -372,8 +423,9 @@ class GemmFamily : public KernelFamily {
     const int64_t inputs = s.m * s.k + s.k * s.n;
     int64_t bytes = element_bytes(p.dtype) * inputs + out_bytes(p.dtype) * s.m * s.n + 4 * s.m * s.n;
     // fp8: the fp32 copies of A and B exist alongside the reference while it is computed.
-    if (p.dtype == "fp8") bytes += 4 * inputs + 32;  // + the two scales
-    return bytes + kSplitKPartialBytes + kSplitKCounters * 4 + guard_overhead(7);
+    if (p.dtype == "fp8") bytes += 4 * inputs + 4 * (s.a_scales() + s.b_scales());  // + the scales
+    // A, B, C, the reference, split-K's two buffers, and fp8's two of scales.
+    return bytes + kSplitKPartialBytes + kSplitKCounters * 4 + guard_overhead(p.dtype == "fp8" ? 8 : 6);
   }
 
   Tolerance default_tolerance(const std::string& dtype) const override {
@@ -395,7 +447,12 @@ class GemmFamily : public KernelFamily {
     std::vector<LaunchOperand> ops = {{"A", "M x K " + p.dtype + ", " + a, s.m * s.k * eb},
                                       {"B", "K x N " + p.dtype + ", " + b, s.k * s.n * eb},
                                       {"C", "M x N " + out_dtype(p.dtype) + ", row-major (written)", s.m * s.n * out_bytes(p.dtype)}};
-    if (p.dtype == "fp8") {
+    if (p.dtype == "fp8" && s.block_scaled) {
+      ops.push_back({"scale_a", "fp32 per 1 x 128 of A: M x ceil(K/128), M contiguous (cuBLASLt VEC128_32F)",
+                     4 * s.a_scales()});
+      ops.push_back({"scale_b", "fp32 per 128 x 128 of B: ceil(N/128) rows of ceil(K/128) rounded up to 4 "
+                                "(cuBLASLt BLK128x128_32F)", 4 * s.b_scales()});
+    } else if (p.dtype == "fp8") {
       ops.push_back({"scale_a", "one float, 16-byte aligned: C = scale_a * scale_b * A*B", 4});
       ops.push_back({"scale_b", "one float, 16-byte aligned", 4});
     }

@@ -165,6 +165,18 @@ void GpuContext::to_fp32(const void* in, const std::string& dtype, float* out, i
   KTUNE_CUDA(cudaGetLastError());
 }
 
+void GpuContext::scale_blocks(float* x, int64_t rows, int64_t cols, const float* scales, int block_rows,
+                              int64_t row_stride, int64_t col_stride) {
+  CUfunction f = helper("ktune_scale_blocks");
+  long long r = rows, c = cols, rs = row_stride, cs = col_stride;
+  void* args[] = {&x, &r, &c, &scales, &block_rows, &rs, &cs};
+  Launch l;
+  l.block[0] = 256;
+  l.grid[0] = std::clamp<int64_t>((rows * cols + 255) / 256, 1, int64_t(device_.sm_count) * 32);
+  launch(f, l, args);
+  KTUNE_CUDA(cudaGetLastError());
+}
+
 ErrorStats GpuContext::compare(const void* out, const std::string& dtype, const float* ref, int64_t n,
                                double atol, double rtol) {
   CUfunction f = helper(fmt::format("ktune_compare<{}>", element_type(dtype)));

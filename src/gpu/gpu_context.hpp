@@ -50,6 +50,10 @@ class GpuContext {
   void fill(void* p, const ElementType& element, int64_t n, uint64_t seed, int kind, double a, double b);
   // out[i] = in[i] as fp32 (exact) for n elements of `in` (dtype).
   void to_fp32(const void* in, const std::string& dtype, float* out, int64_t n);
+  // x[r][c] *= scales[(r / block_rows) * row_stride + (c / 128) * col_stride] over a rows x cols
+  // row-major fp32 matrix: block scales applied to an operand's exact values.
+  void scale_blocks(float* x, int64_t rows, int64_t cols, const float* scales, int block_rows, int64_t row_stride,
+                    int64_t col_stride);
   // Compares n elements of `out` (dtype) with an fp32 reference on the device.
   ErrorStats compare(const void* out, const std::string& dtype, const float* ref, int64_t n,
                      double atol, double rtol);

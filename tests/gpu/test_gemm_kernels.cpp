@@ -155,6 +155,38 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
   EXPECT_EQ(session.worker_restarts(), 0);
 }
 
+// Compiles every valid candidate of `config` for `p` whose tunable `only` is not `plain` (all of
+// them when `only` is null) and that `keep` keeps (it may edit the record first), and checks each
+// on the GPU (verify only); returns the records, each with its disposition.
+template <typename Keep>
+std::vector<CandidateRecord> check_every_candidate(Session& session, Compiler& compiler, const SweepConfig& config,
+                                                   const Problem& p, uint64_t seed, const char* only, int plain,
+                                                   Keep keep) {
+  const KernelFamily& family = find_family("gemm");
+  const DeviceInfo& device = session.device();
+  KernelSource source = resolve_kernel_source(config);
+  std::vector<CandidateRecord> recs;
+  std::vector<CompileRequest> requests;
+  for (const Candidate& cand : valid_candidates(config, family, p, arch_facts(device))) {
+    if (only && cand.params.at(only) == plain) continue;
+    recs.push_back(candidate_record(config, cand));
+    if (!keep(recs.back())) {
+      recs.pop_back();
+      continue;
+    }
+    requests.push_back({source.name, source.text, source.headers, recs.back().kernel_name, device.arch(), {}});
+  }
+  std::vector<CompileInfo> infos = compile_all(compiler, requests, 0);
+  session.set_problem(p, family.default_tolerance(p.dtype), seed);
+  for (size_t i = 0; i < recs.size(); ++i) {
+    EXPECT_TRUE(infos[i].ok) << recs[i].kernel_name << "\n" << infos[i].log;
+    if (!infos[i].ok) continue;
+    recs[i].compile = infos[i];
+    session.run_candidate(recs[i], StoppingRule{}, 0, 0, /*verify_only=*/true);
+  }
+  return recs;
+}
+
 // gemm_wgmma's paths whose correctness hangs on a schedule or a shared-memory layout more than on
 // a shape, every candidate of them: stream-K (ranges of k tiles cut across tiles, partial tiles
 // summed by whoever arrives last) on one- and two-wave shapes, and the hybrid on shapes of two
@@ -209,31 +241,79 @@ TEST(GemmKernels, WgmmaStreamKTf32MajorsAndCopiedOperandsEveryCandidate) {
     // the other dtypes too, with that one constraint lifted.
     if (path_cases[c].config == copied && p.dtype != "fp8")
       std::erase_if(config.constraints, [](const Expr& e) { return e.text() == "elem_bytes == 1"; });
-    KernelSource source = resolve_kernel_source(config);
-    std::vector<CandidateRecord> recs;
-    std::vector<CompileRequest> requests;
-    for (const Candidate& cand : valid_candidates(config, family, p, arch_facts(device))) {
-      if (path_cases[c].only && cand.params.at(path_cases[c].only) == path_cases[c].plain) continue;
-      recs.push_back(candidate_record(config, cand));
-      requests.push_back({source.name, source.text, source.headers, cand.kernel_name, device.arch(), {}});
-    }
+    const std::vector<CandidateRecord> recs = check_every_candidate(
+        session, compiler, config, p, 2000 + c, path_cases[c].only, path_cases[c].plain, [](CandidateRecord&) { return true; });
     ASSERT_FALSE(recs.empty()) << "no " << config.name << " candidate"
                                << (path_cases[c].only ? std::string(" with ") + path_cases[c].only : "") << " for "
                                << describe(p);
-    std::vector<CompileInfo> infos = compile_all(compiler, requests, 0);
-    session.set_problem(p, family.default_tolerance(p.dtype), 2000 + c);
-    for (size_t i = 0; i < recs.size(); ++i) {
-      ASSERT_TRUE(infos[i].ok) << recs[i].kernel_name << "\n" << infos[i].log;
-      recs[i].compile = infos[i];
-      session.run_candidate(recs[i], StoppingRule{}, 0, 0, /*verify_only=*/true);
-      EXPECT_EQ(recs[i].disposition, Disposition::passed) << describe(p) << " " << recs[i].kernel_name << ": "
-                                                          << recs[i].reason;
+    for (const CandidateRecord& r : recs) {
+      EXPECT_EQ(r.disposition, Disposition::passed) << describe(p) << " " << r.kernel_name << ": " << r.reason;
       ++checked;
       if (path_cases[c].config == copied) ++checked_copied;
     }
   }
   EXPECT_GE(checked, 12);
   EXPECT_GE(checked_copied, 6);
+  EXPECT_EQ(session.worker_restarts(), 0);
+}
+
+// fp8 with block scales (a scale per 1 x 128 of A and per 128 x 128 of B): every candidate of both
+// wgmma configs on ragged shapes (a partial last k block, partial last column and row blocks,
+// stream-K's hybrid, split-K over long K), with the sums added in at once or a tile later, passes;
+// and the same kernels built with BLOCK_SCALED 0,
+// which apply the first scale of each as if it were the tensor's, are rejected as incorrect (the
+// scales vary by 2x either way from block to block).
+TEST(GemmKernels, WgmmaBlockScaledEveryCandidateAndOneScaleATensorRejected) {
+  KTUNE_REQUIRE_GPU();
+  auto dir = test::scratch_dir("gemm-wgmma-block-scaled");
+  Session session(session_options(dir));
+  if (arch_facts(session.device()).arch != 90) GTEST_SKIP() << "gemm_wgmma runs on sm_90a only";
+  const KernelFamily& family = find_family("gemm");
+  NvrtcCompiler compiler(dir);
+  auto block = [](int64_t m, int64_t n, int64_t k) {
+    return Problem{"gemm", {{"M", m}, {"N", n}, {"K", k}}, "fp8", {{"layout", "rc"}, {"scaling", "block"}}};
+  };
+  struct BlockCase {
+    const char* config;
+    Problem problem;
+    const char* only = nullptr;
+    int plain = 0;
+  };
+  const std::vector<BlockCase> block_cases = {
+      {"configs/gemm_wgmma.json", block(333, 2000, 1040)},
+      {"configs/gemm_wgmma.json", block(64, 776, 7168)},
+      {"configs/gemm_wgmma.json", block(2000, 2200, 1024), "STREAM_K"},
+      {"configs/gemm_wgmma.json", block(96, 256, 16384), "SPLIT_K", 1},
+      {"configs/gemm_wgmma_cp_async.json", block(520, 264, 1000)},
+  };
+  int checked = 0;
+  for (size_t c = 0; c < block_cases.size(); ++c) {
+    const BlockCase& bc = block_cases[c];
+    const SweepConfig config = parse_family_config(family, *find_embedded(bc.config), bc.config);
+    const std::vector<CandidateRecord> recs =
+        check_every_candidate(session, compiler, config, bc.problem, 3000 + c, bc.only, bc.plain, [](CandidateRecord&) { return true; });
+    EXPECT_FALSE(recs.empty()) << "no " << config.name << " candidate for " << describe(bc.problem);
+    for (const CandidateRecord& r : recs) {
+      EXPECT_EQ(r.disposition, Disposition::passed) << describe(bc.problem) << " " << r.kernel_name << ": " << r.reason;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 20);
+  // Planted: the first three candidates of the first case as per-tensor kernels.
+  const SweepConfig config = parse_family_config(family, *find_embedded("configs/gemm_wgmma.json"), "gemm_wgmma");
+  int planted = 0;
+  const std::vector<CandidateRecord> one_scale =
+      check_every_candidate(session, compiler, config, block_cases[0].problem, 3000, nullptr, 0, [&](CandidateRecord& r) {
+        // The kernel's last template argument is BLOCK_SCALED (1 or 2 here).
+        const size_t at = r.kernel_name.rfind(", ");
+        if (planted == 3 || at == std::string::npos) return false;
+        ++planted;
+        r.kernel_name.replace(at, std::string::npos, ", 0>");
+        return true;
+      });
+  EXPECT_EQ(one_scale.size(), 3u);
+  for (const CandidateRecord& r : one_scale)
+    EXPECT_EQ(r.disposition, Disposition::incorrect) << r.kernel_name << ": " << r.reason;
   EXPECT_EQ(session.worker_restarts(), 0);
 }
 
@@ -260,6 +340,16 @@ TEST(Fp8Baseline, CublasLtMatchesTheReference) {
   EXPECT_LT(ref.error->norm_rel, family.default_tolerance("fp8").max_norm_rel);
   // Not bit-identical: the output is bf16 and the sums are ordered differently.
   EXPECT_GT(ref.error->norm_rel, 0);
+
+  // Block scales: cuBLASLt's VEC128_32F (A) and BLK128x128_32F (B) read the layouts the workload
+  // writes, and its output passes the same check (a scale read from the wrong block would not).
+  Problem block{"gemm", {{"M", 1000}, {"N", 3008}, {"K", 4096}}, "fp8", {{"layout", "rc"}, {"scaling", "block"}}};
+  session.set_problem(block, family.default_tolerance("fp8"), 12);
+  CandidateRecord block_ref = session.time_baselines(rule, 5).front();
+  EXPECT_EQ(block_ref.disposition, Disposition::passed) << block_ref.reason;
+  EXPECT_EQ(block_ref.kernel_name, "cublasLtMatmul (fp8 e4m3, 1x128 and 128x128 block scales, bf16 out)");
+  ASSERT_TRUE(block_ref.error.has_value());
+  EXPECT_LT(block_ref.error->norm_rel, family.default_tolerance("fp8").max_norm_rel);
 }
 
 // The timing path reports self-consistent statistics, and cuBLAS on a large fp16 GEMM lands in

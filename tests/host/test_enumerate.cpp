@@ -233,12 +233,12 @@ std::vector<Candidate> enumerate_gemm(int64_t mnk, int64_t ld) {
   SweepConfig config = load_sweep_config(gemm_config,
                                          {"M", "N", "K", "elem_bytes", "a_row_major", "b_row_major",
                                           "lda", "ldb", "ldc", "arch", "max_smem", "sm_count", "l2_bytes",
-                                          "splitk_partial_bytes", "splitk_counters"},
+                                          "splitk_partial_bytes", "splitk_counters", "block_scaled"},
                                          {"ELEMENT", "OUT_ELEMENT", "A_ROW_MAJOR", "B_ROW_MAJOR"}, {"A", "B", "C"});
   Bindings ctx = {{"M", mnk},         {"N", mnk},         {"K", mnk},           {"elem_bytes", 2},
                   {"a_row_major", 1}, {"b_row_major", 1}, {"lda", ld},          {"ldb", ld},
                   {"ldc", ld},        {"arch", 90},       {"max_smem", 232448}, {"sm_count", 132}, {"l2_bytes", 52428800},
-                  {"splitk_partial_bytes", 32 << 20}, {"splitk_counters", 1 << 16}};
+                  {"splitk_partial_bytes", 32 << 20}, {"splitk_counters", 1 << 16}, {"block_scaled", 0}};
   auto candidates =
       enumerate(config, ctx, {{"ELEMENT", "__half"}, {"OUT_ELEMENT", "__half"}, {"A_ROW_MAJOR", "1"}, {"B_ROW_MAJOR", "1"}});
   size_t product = 1;

@@ -104,13 +104,14 @@ TEST(GemmFamily, CostCountsOneByteInputsAndATwoByteOutput) {
   EXPECT_DOUBLE_EQ(family.cost(gemm(m, n, k, "fp32", "rr")).min_bytes, 4.0 * (m * k + k * n + m * n));
 
   // Device memory: inputs, C, the fp32 reference, split-K's workspace (the sizes the context
-  // gives configs), two guard bands around each of the 7 buffers (gpu/guarded_buffers.hpp), and
-  // for fp8 the fp32 copies of A and B that exist while the reference is computed.
+  // gives configs), two guard bands around each of the 6 buffers (gpu/guarded_buffers.hpp), and
+  // for fp8 two buffers of scales and the fp32 copies of A and B that exist while the reference
+  // is computed.
   const Bindings b = family.context(gemm(m, n, k, "fp16", "rr"), ArchFacts{90, 232448, 132});
   const int64_t workspace = b.at("splitk_partial_bytes") + 4 * b.at("splitk_counters");
   EXPECT_GT(workspace, 0);
   EXPECT_EQ(family.device_bytes(gemm(m, n, k, "fp16", "rr")),
-            2 * (m * k + k * n + m * n) + 4 * m * n + workspace + guard_overhead(7));
+            2 * (m * k + k * n + m * n) + 4 * m * n + workspace + guard_overhead(6));
   EXPECT_GE(family.device_bytes(gemm(m, n, k, "fp8", "rc")),
             (m * k + k * n) + 2 * m * n + 4 * m * n + 4 * (m * k + k * n));
 }
@@ -208,7 +209,7 @@ TEST(GemmFamily, SchemaDrivesShapesAndTheListing) {
   const ProblemSchema schema = find_family("gemm").schema();
   ASSERT_EQ(schema.dims.size(), 3u);
   EXPECT_EQ(schema.dims[0].name + schema.dims[1].name + schema.dims[2].name, "MNK");
-  ASSERT_EQ(schema.options.size(), 1u);
+  ASSERT_EQ(schema.options.size(), 2u);
   EXPECT_EQ(schema.options[0].name, "layout");
   EXPECT_EQ(schema.options[0].default_value, "rr");
   EXPECT_EQ(describe(gemm(16, 32, 64, "bf16", "cr")), "gemm 16x32x64 bf16 cr");
@@ -216,6 +217,24 @@ TEST(GemmFamily, SchemaDrivesShapesAndTheListing) {
   Problem bare{"gemm", {{"M", 8}, {"N", 8}, {"K", 8}}, "fp16", {}};
   complete_options(bare);
   EXPECT_EQ(bare.option("layout"), "rr");
+  // scaling came after problems were stored: at its default ("tensor") a problem leaves it out, so
+  // keys and tables from before it name the same problems; "block" is written out.
+  EXPECT_EQ(schema.options[1].name, "scaling");
+  EXPECT_TRUE(schema.options[1].left_out_at_default);
+  EXPECT_FALSE(bare.options.count("scaling"));
+  Problem tensor{"gemm", {{"M", 8}, {"N", 8}, {"K", 8}}, "fp8", {{"layout", "rc"}, {"scaling", "tensor"}}};
+  complete_options(tensor);
+  EXPECT_EQ(tensor.options, (Options{{"layout", "rc"}}));
+  EXPECT_NO_THROW(check_problem(tensor));
+  Problem block{"gemm", {{"M", 8}, {"N", 8}, {"K", 8}}, "fp8", {{"layout", "rc"}, {"scaling", "block"}}};
+  complete_options(block);
+  EXPECT_NO_THROW(check_problem(block));
+  EXPECT_EQ(describe(block), "gemm 8x8x8 fp8 rc block");
+  EXPECT_EQ(option_columns({bare}), (std::vector<std::string>{"layout"}));
+  EXPECT_EQ(option_columns({bare, block}), (std::vector<std::string>{"layout", "scaling"}));
+  // Block scales are fp8's alone.
+  Problem fp16_block{"gemm", {{"M", 8}, {"N", 8}, {"K", 8}}, "fp16", {{"layout", "rc"}, {"scaling", "block"}}};
+  EXPECT_THROW(check_problem(fp16_block), ConfigError);
 
   FILE* pipe = popen(KTUNE_BINARY " families 2>&1", "r");
   ASSERT_NE(pipe, nullptr);

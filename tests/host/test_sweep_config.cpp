@@ -424,7 +424,7 @@ TEST(SweepConfig, GemmMmaConfigLoads) {
   SweepConfig c = load_sweep_config(file,
                                     {"M", "N", "K", "elem_bytes", "a_row_major", "b_row_major",
                                      "lda", "ldb", "ldc", "arch", "max_smem", "sm_count", "l2_bytes",
-                                          "splitk_partial_bytes", "splitk_counters"},
+                                          "splitk_partial_bytes", "splitk_counters", "block_scaled"},
                                     {"ELEMENT", "OUT_ELEMENT", "A_ROW_MAJOR", "B_ROW_MAJOR"}, {"A", "B", "C"});
   EXPECT_EQ(c.name, "gemm_mma");
   EXPECT_EQ(c.family, "gemm");
