@@ -1,6 +1,8 @@
 """An independent timer for a GEMM bench: each problem of a ktune results file is run again
 through PyTorch's call of the same library (torch.matmul on views with the problem's layouts; fp32
-with TF32 allowed; fp8 through torch._scaled_mm), timed by triton's do_bench (median, its own L2
+with TF32 allowed; fp8 through torch._scaled_mm, with per-tensor scales or, for --scaling block,
+fp32 scales per 1 x 128 of A and 128 x 128 of B, which it hands to cuBLASLt's block-scaled
+matmul), timed by triton's do_bench (median, its own L2
 flush), and printed beside ktune's timing of cuBLAS and of its winner from the file. Run it in
 the same device call as the bench. Usage: python3 scripts/torch_gemm_check.py RESULTS.json [--json OUT]"""
 import argparse
@@ -18,12 +20,18 @@ def operand(rows, cols, row_major, dtype):
     return torch.randn(cols, rows, device="cuda", dtype=torch.float32).to(dtype).t()
 
 
-def call_for(m, n, k, dtype, layout):
+def call_for(m, n, k, dtype, layout, scaling="tensor"):
     if dtype == "fp8":  # _scaled_mm wants A row-major and B column-major (layout rc)
         a = operand(m, k, True, torch.float8_e4m3fn)
         b = operand(k, n, False, torch.float8_e4m3fn)
-        one = torch.ones((), device="cuda")
-        return lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+        if scaling == "block":
+            # A's scales (M, K/128) with M contiguous; B's, for b.t() (N x K), (N/128, K/128) row-major.
+            kb = -(-k // 128)
+            scale_a = torch.rand(kb, m, device="cuda").add_(0.5).t()
+            scale_b = torch.rand(-(-n // 128), kb, device="cuda").add_(0.5).t()
+        else:
+            scale_a = scale_b = torch.ones((), device="cuda")
+        return lambda: torch._scaled_mm(a, b, scale_a=scale_a, scale_b=scale_b, out_dtype=torch.bfloat16)
     t = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[dtype]
     a = operand(m, k, layout[0] == "r", t)
     b = operand(k, n, layout[1] == "r", t)
@@ -46,13 +54,14 @@ def main():
         if prob["family"] != "gemm":
             continue
         m, n, k = (prob["dims"][d] for d in ("M", "N", "K"))
-        label = f"{m}x{n}x{k} {prob['dtype']} {prob['layout']}"
+        scaling = prob.get("scaling", "tensor")
+        label = f"{m}x{n}x{k} {prob['dtype']} {prob['layout']}" + (f" {scaling}" if scaling != "tensor" else "")
         base = next((r for r in p["records"] if r["role"] == "baseline"), None)
         best = next((r for r in p["records"] if r["role"] != "baseline" and r["disposition"] == "passed"), None)
         try:
-            torch_ms = do_bench(call_for(m, n, k, prob["dtype"], prob["layout"]), warmup=100, rep=300,
+            torch_ms = do_bench(call_for(m, n, k, prob["dtype"], prob["layout"], scaling), warmup=100, rep=300,
                                 return_mode="median")
-        except Exception as e:  # the library refuses the shape (fp8 leading dimensions)
+        except Exception as e:  # the library refuses the shape (fp8 leading dimensions) or the scales
             torch_ms, why = None, str(e).splitlines()[0][:80]
         else:
             why = ""
