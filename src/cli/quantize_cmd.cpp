@@ -20,7 +20,18 @@ namespace {
 
 std::string_view as_bytes(const void* data, size_t bytes) { return {static_cast<const char*>(data), bytes}; }
 
-nlohmann::json describe(const quant::Quantized& q, const std::string& prefix, const quant::QuantError& e) {
+// Where the scale of block (i, j) of the scale matrix lies in OUT.scales.
+std::string scale_layout(const quant::Quantized& q, bool cublaslt) {
+  if (!cublaslt) return "row-major: the scale of block (i, j) at i * cols + j";
+  if (q.format == quant::Format::fp8_1x128)
+    return "cuBLASLt VEC128_32F (ktune gemm --scaling block's A): transposed, the scale of block (i, j) at j * rows + i";
+  return fmt::format("cuBLASLt BLK128x128_32F (ktune gemm --scaling block's B): row-major, rows padded with zeros to "
+                     "{} scales: the scale of block (i, j) at i * {} + j",
+                     (q.scale_cols() + 3) / 4 * 4, (q.scale_cols() + 3) / 4 * 4);
+}
+
+nlohmann::json describe(const quant::Quantized& q, const std::string& prefix, const quant::QuantError& e,
+                        bool cublaslt) {
   const bool fp4 = q.format == quant::Format::nvfp4;
   nlohmann::json j;
   j["format"] = quant::format_name(q.format);
@@ -36,7 +47,7 @@ nlohmann::json describe(const quant::Quantized& q, const std::string& prefix, co
                  {"rows", q.scale_rows()},
                  {"cols", q.scale_cols()},
                  {"block", {quant::block_shape(q.format).rows, quant::block_shape(q.format).cols}},
-                 {"layout", "row-major: the scale of block (i, j) at i * cols + j"}};
+                 {"layout", scale_layout(q, cublaslt)}};
   if (fp4) j["tensor_scale"] = q.tensor_scale;
   j["dequantized"] = fp4 ? "e2m1(value) * e4m3(group scale) * tensor_scale" : "e4m3(value) * block scale";
   j["error"] = {{"max_abs", e.max_abs}, {"max_of_block_amax", e.max_of_block_amax}, {"normalized", e.normalized}};
@@ -47,7 +58,7 @@ nlohmann::json describe(const quant::Quantized& q, const std::string& prefix, co
 
 void setup_quantize(CLI::App& app, int& exit_code) {
   struct Options {
-    std::string format, in, in_dtype = "fp32", out, dequantized;
+    std::string format, in, in_dtype = "fp32", out, dequantized, scales = "rows";
     int64_t rows = 0, cols = 0;
     std::optional<uint64_t> random;
   };
@@ -65,6 +76,10 @@ void setup_quantize(CLI::App& app, int& exit_code) {
   in->excludes(random);
   cmd->add_option("--out", opts->out, "writes OUT.values, OUT.scales and OUT.json")->required();
   cmd->add_option("--dequantized", opts->dequantized, "also write the dequantized matrix here (raw fp32)");
+  cmd->add_option("--scales", opts->scales,
+                  "rows: the scale matrix row-major (default); cublaslt: fp8 scales as cuBLASLt's block-scaled "
+                  "matmul and `ktune gemm --scaling block` read them (1x128 transposed, 128x128 rows padded to 4)")
+      ->check(CLI::IsMember({"rows", "cublaslt"}));
   cmd->callback([opts, &exit_code] {
     const std::optional<quant::Format> format = quant::parse_format(opts->format);
     if (!format)
@@ -73,6 +88,9 @@ void setup_quantize(CLI::App& app, int& exit_code) {
     const std::vector<float> x = opts->random
                                      ? quant::random_normal_matrix(opts->rows, opts->cols, *opts->random)
                                      : quant::read_raw_matrix(opts->in, opts->in_dtype, opts->rows, opts->cols);
+    const bool cublaslt = opts->scales == "cublaslt";
+    if (cublaslt && *format == quant::Format::nvfp4)
+      throw ConfigError("--scales cublaslt: fp8 formats only (nvfp4's scales are written row-major)");
     const quant::Quantized q = quant::quantize(*format, x, opts->rows, opts->cols);
     const std::vector<float> back = quant::dequantize(q);
     const quant::QuantError e = quant::quant_error(q, x, back);
@@ -80,11 +98,13 @@ void setup_quantize(CLI::App& app, int& exit_code) {
     write_file_atomic(opts->out + ".values", as_bytes(q.values.data(), q.values.size()));
     if (q.format == quant::Format::nvfp4)
       write_file_atomic(opts->out + ".scales", as_bytes(q.scale_bytes.data(), q.scale_bytes.size()));
-    else
-      write_file_atomic(opts->out + ".scales", as_bytes(q.scale_floats.data(), q.scale_floats.size() * sizeof(float)));
+    else {
+      const std::vector<float> scales = cublaslt ? quant::cublaslt_scales(q) : q.scale_floats;
+      write_file_atomic(opts->out + ".scales", as_bytes(scales.data(), scales.size() * sizeof(float)));
+    }
     if (!opts->dequantized.empty())
       write_file_atomic(opts->dequantized, as_bytes(back.data(), back.size() * sizeof(float)));
-    write_file_atomic(opts->out + ".json", describe(q, opts->out, e).dump(2) + "\n");
+    write_file_atomic(opts->out + ".json", describe(q, opts->out, e, cublaslt).dump(2) + "\n");
 
     fmt::print("{} x {} as {}: {} value bytes, {} x {} scales{}\n", q.rows, q.cols, quant::format_name(q.format),
                q.values.size(), q.scale_rows(), q.scale_cols(),

@@ -119,6 +119,23 @@ Quantized quantize(Format format, const std::vector<float>& x, int64_t rows, int
   return q;
 }
 
+std::vector<float> cublaslt_scales(const Quantized& q) {
+  if (q.format == Format::nvfp4)
+    throw ConfigError("nvfp4's scales have no cuBLASLt layout for Hopper: they are written row-major only");
+  const int64_t rows = q.scale_rows(), cols = q.scale_cols();
+  if (q.format == Format::fp8_1x128) {
+    std::vector<float> out(rows * cols);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < cols; ++j) out[j * rows + r] = q.scale_floats[r * cols + j];
+    return out;
+  }
+  const int64_t padded = cdiv(cols, 4) * 4;
+  std::vector<float> out(rows * padded, 0.0f);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) out[i * padded + j] = q.scale_floats[i * cols + j];
+  return out;
+}
+
 std::vector<float> dequantize(const Quantized& q) {
   std::vector<float> x(q.rows * q.cols);
   const BlockShape b = block_shape(q.format);

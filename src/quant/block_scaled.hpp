@@ -53,6 +53,13 @@ struct Quantized {
   int64_t scale_cols() const;
 };
 
+// The fp8 formats' scales as cuBLASLt's block-scaled matmul reads them, and `ktune gemm --scaling
+// block` with it: fp8-1x128's (an activation's, CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F) transposed,
+// rows contiguous: the scale of row r's block j at j * rows + r; fp8-128x128's (a weight's,
+// BLK128x128_32F) row-major with each row padded with zeros to a multiple of 4 scales. ConfigError
+// for nvfp4, whose Hopper kernels do not exist yet (Blackwell's take a swizzled layout).
+std::vector<float> cublaslt_scales(const Quantized& q);
+
 // Throws ConfigError where x does not hold rows * cols values or a dimension is not positive.
 Quantized quantize(Format format, const std::vector<float>& x, int64_t rows, int64_t cols);
 std::vector<float> dequantize(const Quantized& q);

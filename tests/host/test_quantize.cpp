@@ -131,6 +131,26 @@ TEST(BlockScaled, BadShapesAndFilesAreInputErrors) {
   EXPECT_THROW(read_raw_matrix(dir / "none.bin", "fp32", 1, 3), ConfigError);
 }
 
+// The fp8 scales as cuBLASLt and `ktune gemm --scaling block` read them: an activation's 1 x 128
+// scales transposed (rows contiguous), a weight's 128 x 128 scales with rows padded to 4.
+TEST(BlockScaled, CublasLtScaleLayoutsTransposeAndPad) {
+  std::vector<float> x(300 * 1000);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 7919) % 1001) - 500.0f;
+  const Quantized a = quantize(Format::fp8_1x128, x, 300, 1000);  // 300 x 8 scales
+  const std::vector<float> at = cublaslt_scales(a);
+  ASSERT_EQ(at.size(), 300u * 8);
+  for (int64_t r : {0, 1, 150, 299})
+    for (int64_t j : {0, 3, 7}) EXPECT_EQ(at[j * 300 + r], a.scale_floats[r * 8 + j]) << r << " " << j;
+  const Quantized b = quantize(Format::fp8_128x128, x, 1000, 300);  // 8 x 3 scales, rows padded to 4
+  const std::vector<float> bt = cublaslt_scales(b);
+  ASSERT_EQ(bt.size(), 8u * 4);
+  for (int64_t i = 0; i < 8; ++i) {
+    for (int64_t j = 0; j < 3; ++j) EXPECT_EQ(bt[i * 4 + j], b.scale_floats[i * 3 + j]);
+    EXPECT_EQ(bt[i * 4 + 3], 0.0f);
+  }
+  EXPECT_THROW(cublaslt_scales(quantize(Format::nvfp4, x, 300, 1000)), ConfigError);
+}
+
 TEST(QuantizeCommand, WritesValuesScalesAndADescriptionAndRefusesBadInput) {
   const auto dir = std::filesystem::temp_directory_path() / "ktune-quantize-cmd";
   std::filesystem::remove_all(dir);
@@ -154,6 +174,16 @@ TEST(QuantizeCommand, WritesValuesScalesAndADescriptionAndRefusesBadInput) {
   ran = test::run_ktune("quantize --format nvfp4 --rows 3 --cols 4 --out " + out);
   EXPECT_EQ(ran.exit_code, 2);
   EXPECT_NE(ran.output.find("--in FILE or --random SEED"), std::string::npos) << ran.output;
+  // fp8 scales in the layout the block-scaled GEMM reads: 7 columns of scales padded to 8.
+  ran = test::run_ktune("quantize --format fp8-128x128 --rows 200 --cols 800 --random 2 --scales cublaslt --out " + out);
+  ASSERT_EQ(ran.exit_code, 0) << ran.output;
+  EXPECT_EQ(std::filesystem::file_size(out + ".scales"), 2u * 8 * sizeof(float));
+  EXPECT_NE(nlohmann::json::parse(read_file(out + ".json")).at("scales").at("layout").get<std::string>().find(
+                "BLK128x128_32F"),
+            std::string::npos);
+  ran = test::run_ktune("quantize --format nvfp4 --rows 3 --cols 4 --random 1 --scales cublaslt --out " + out);
+  EXPECT_EQ(ran.exit_code, 2);
+  EXPECT_NE(ran.output.find("fp8 formats only"), std::string::npos) << ran.output;
 }
 
 }  // namespace
