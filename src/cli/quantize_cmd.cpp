@@ -25,9 +25,10 @@ std::string scale_layout(const quant::Quantized& q, bool cublaslt) {
   if (!cublaslt) return "row-major: the scale of block (i, j) at i * cols + j";
   if (q.format == quant::Format::fp8_1x128)
     return "cuBLASLt VEC128_32F (ktune gemm --scaling block's A): transposed, the scale of block (i, j) at j * rows + i";
+  const int64_t row = quant::cublaslt_blk128_row(q.scale_cols());
   return fmt::format("cuBLASLt BLK128x128_32F (ktune gemm --scaling block's B): row-major, rows padded with zeros to "
                      "{} scales: the scale of block (i, j) at i * {} + j",
-                     (q.scale_cols() + 3) / 4 * 4, (q.scale_cols() + 3) / 4 * 4);
+                     row, row);
 }
 
 nlohmann::json describe(const quant::Quantized& q, const std::string& prefix, const quant::QuantError& e,

@@ -33,6 +33,7 @@
 #include "cuda/driver.hpp"
 #include "families/family.hpp"
 #include "gpu/gpu_context.hpp"
+#include "quant/block_scaled.hpp"
 #include "util/error.hpp"
 
 namespace ktune {
@@ -85,7 +86,7 @@ struct Shape {
   // Block scales, as cuBLASLt lays them out: A's M x k_blocks with M contiguous (VEC128_32F), B's
   // n_blocks rows of k_blocks rounded up to 4 (BLK128x128_32F).
   int64_t k_blocks() const { return (k + 127) / 128; }
-  int64_t b_scale_ld() const { return (k_blocks() + 3) / 4 * 4; }
+  int64_t b_scale_ld() const { return quant::cublaslt_blk128_row(k_blocks()); }
   int64_t a_scales() const { return block_scaled ? m * k_blocks() : 1; }
   int64_t b_scales() const { return block_scaled ? (n + 127) / 128 * b_scale_ld() : 1; }
 };

@@ -119,6 +119,8 @@ Quantized quantize(Format format, const std::vector<float>& x, int64_t rows, int
   return q;
 }
 
+int64_t cublaslt_blk128_row(int64_t k_blocks) { return cdiv(k_blocks, 4) * 4; }
+
 std::vector<float> cublaslt_scales(const Quantized& q) {
   if (q.format == Format::nvfp4)
     throw ConfigError("nvfp4's scales have no cuBLASLt layout for Hopper: they are written row-major only");
@@ -129,7 +131,7 @@ std::vector<float> cublaslt_scales(const Quantized& q) {
       for (int64_t j = 0; j < cols; ++j) out[j * rows + r] = q.scale_floats[r * cols + j];
     return out;
   }
-  const int64_t padded = cdiv(cols, 4) * 4;
+  const int64_t padded = cublaslt_blk128_row(cols);
   std::vector<float> out(rows * padded, 0.0f);
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j) out[i * padded + j] = q.scale_floats[i * cols + j];

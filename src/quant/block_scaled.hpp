@@ -59,6 +59,9 @@ struct Quantized {
 // BLK128x128_32F) row-major with each row padded with zeros to a multiple of 4 scales. ConfigError
 // for nvfp4, whose Hopper kernels do not exist yet (Blackwell's take a swizzled layout).
 std::vector<float> cublaslt_scales(const Quantized& q);
+// The length of a row of BLK128x128_32F scales over `k_blocks` blocks of 128 columns: a multiple
+// of 4 (the padding zeros).
+int64_t cublaslt_blk128_row(int64_t k_blocks);
 
 // Throws ConfigError where x does not hold rows * cols values or a dimension is not positive.
 Quantized quantize(Format format, const std::vector<float>& x, int64_t rows, int64_t cols);
