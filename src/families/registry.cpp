@@ -14,6 +14,7 @@
 namespace ktune {
 
 const KernelFamily& gemm_family();
+const KernelFamily& gemm_nvfp4_family();
 const KernelFamily& add_family();
 const KernelFamily& softmax_family();
 const KernelFamily& layernorm_family();
@@ -27,7 +28,7 @@ namespace {
 std::vector<const KernelFamily*> built_in_families() {
   return {&gemm_family(),      &add_family(),     &softmax_family(),
           &layernorm_family(), &rmsnorm_family(), &layernorm_backward_family(),
-          &bias_gelu_dropout_family(), &attention_family()};
+          &bias_gelu_dropout_family(), &attention_family(), &gemm_nvfp4_family()};
 }
 
 // The families declared in files this process has read, in the order they were declared. Never

@@ -157,14 +157,16 @@ TEST(GemmKernels, MatchCublasOnRaggedShapesEveryDtypeAndLayout) {
 
 // Compiles every valid candidate of `config` for `p` whose tunable `only` is not `plain` (all of
 // them when `only` is null) and that `keep` keeps (it may edit the record first), and checks each
-// on the GPU (verify only); returns the records, each with its disposition.
+// on the GPU (verify only); returns the records, each with its disposition. `edit`, when given,
+// rewrites the kernel source first (a planted fault).
 template <typename Keep>
 std::vector<CandidateRecord> check_every_candidate(Session& session, Compiler& compiler, const SweepConfig& config,
                                                    const Problem& p, uint64_t seed, const char* only, int plain,
-                                                   Keep keep) {
-  const KernelFamily& family = find_family("gemm");
+                                                   Keep keep, std::string (*edit)(std::string) = nullptr) {
+  const KernelFamily& family = find_family(p.family);
   const DeviceInfo& device = session.device();
   KernelSource source = resolve_kernel_source(config);
+  if (edit) source.text = edit(source.text);
   std::vector<CandidateRecord> recs;
   std::vector<CompileRequest> requests;
   for (const Candidate& cand : valid_candidates(config, family, p, arch_facts(device))) {
@@ -314,6 +316,81 @@ TEST(GemmKernels, WgmmaBlockScaledEveryCandidateAndOneScaleATensorRejected) {
   EXPECT_EQ(one_scale.size(), 3u);
   for (const CandidateRecord& r : one_scale)
     EXPECT_EQ(r.disposition, Disposition::incorrect) << r.kernel_name << ": " << r.reason;
+  EXPECT_EQ(session.worker_restarts(), 0);
+}
+
+// NVFP4 weights (gemm_nvfp4): every candidate passes on shapes with a partial last row tile, a K
+// that is not whole 128-k chunks, activation rows that fill neither mma column tile, split-K over
+// long K, in both dtypes; and the same kernels with one part of the format misread (the tensor
+// scale ignored, the signs dropped, every group given its row's first scale) are rejected as
+// incorrect. cuBLAS on the dequantized weights passes the same check.
+
+// `text` with its one `from` replaced by `to` (a test failure, and the text unchanged, when `from`
+// is not there: a planted fault that plants nothing must not pass for a rejected one).
+std::string replace_once(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  if (at == std::string::npos) {
+    ADD_FAILURE() << "the kernel source has no \"" << from << "\" to plant a fault in";
+    return text;
+  }
+  return text.replace(at, from.size(), to);
+}
+std::string nvfp4_without_tensor_scale(std::string s) {
+  return replace_once(s, "const float factor = *tensor_scale * D::EPILOGUE_FACTOR;",
+                            "const float factor = D::EPILOGUE_FACTOR;");
+}
+std::string nvfp4_without_signs(std::string s) {
+  return replace_once(s, "const unsigned sign = w << (12 - 4 * I);", "const unsigned sign = 0u;");
+}
+std::string nvfp4_first_group_scale(std::string s) {
+  return replace_once(s, "const unsigned s0 = scale[0][w / 2], s1 = scale[1][w / 2];",
+                            "const unsigned s0 = scale[0][0], s1 = scale[1][0];");
+}
+TEST(GemmKernels, Nvfp4WeightsEveryCandidateAndMisreadFormatsRejected) {
+  KTUNE_REQUIRE_GPU();
+  auto dir = test::scratch_dir("gemm-nvfp4");
+  Session session(session_options(dir));
+  const KernelFamily& family = find_family("gemm_nvfp4");
+  NvrtcCompiler compiler(dir);
+  auto problem = [](int64_t m, int64_t n, int64_t k, const char* dtype) {
+    return Problem{"gemm_nvfp4", {{"M", m}, {"N", n}, {"K", k}}, dtype, {}};
+  };
+  const SweepConfig config =
+      parse_family_config(family, *find_embedded("configs/gemm_nvfp4.json"), "configs/gemm_nvfp4.json");
+  const std::vector<Problem> problems = {problem(1, 1000, 1056, "bf16"), problem(5, 264, 4128, "fp16"),
+                                         problem(11, 520, 2080, "bf16"), problem(16, 72, 14336, "fp16")};
+  int checked = 0;
+  for (size_t c = 0; c < problems.size(); ++c) {
+    const std::vector<CandidateRecord> recs =
+        check_every_candidate(session, compiler, config, problems[c], 4000 + c, nullptr, 0, [](CandidateRecord&) { return true; });
+    EXPECT_FALSE(recs.empty()) << "no candidate for " << describe(problems[c]);
+    for (const CandidateRecord& r : recs) {
+      EXPECT_EQ(r.disposition, Disposition::passed) << describe(problems[c]) << " " << r.kernel_name << ": " << r.reason;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 40);
+
+  // Planted: the first four candidates of the first problem with the format misread.
+  for (auto edit : {nvfp4_without_tensor_scale, nvfp4_without_signs, nvfp4_first_group_scale}) {
+    int planted = 0;
+    const std::vector<CandidateRecord> wrong = check_every_candidate(
+        session, compiler, config, problems[0], 4000, nullptr, 0, [&](CandidateRecord&) { return planted++ < 4; }, edit);
+    EXPECT_EQ(wrong.size(), 4u);
+    for (const CandidateRecord& r : wrong)
+      EXPECT_EQ(r.disposition, Disposition::incorrect) << r.kernel_name << ": " << r.reason;
+  }
+
+  // The baseline: cuBLAS on the dequantized 16-bit weights, the tensor scale as alpha.
+  session.set_problem(problems[2], family.default_tolerance("bf16"), 4100);
+  StoppingRule rule;
+  rule.min_samples = 3;
+  rule.min_time_ms = 1;
+  rule.max_time_ms = 50;
+  CandidateRecord ref = session.time_baselines(rule, 5).front();
+  EXPECT_EQ(ref.disposition, Disposition::passed) << ref.reason;
+  ASSERT_TRUE(ref.error.has_value());
+  EXPECT_LT(ref.error->norm_rel, family.default_tolerance("bf16").max_norm_rel);
   EXPECT_EQ(session.worker_restarts(), 0);
 }
 

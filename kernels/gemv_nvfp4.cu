@@ -1,0 +1,332 @@
+// gemv_nvfp4.cu — C = A · dequant(W)^T with NVFP4 weights and 16-bit activations (weight-only
+// quantization), for the decode regime: M <= 16 rows of activations against an N x K weight, for
+// any sm_80+ GPU.
+//
+// W is N rows of K e2m1 values (two a byte, element 2i in bits 0-3 of byte i), each group of 16
+// along K with an e4m3 scale (W_scales, N x K/16 bytes, row-major), and one fp32 tensor scale:
+// W[n][k] = e2m1 * e4m3(group scale) * tensor_scale (src/quant/block_scaled.hpp, docs/formats.md).
+// A is M x K and C is M x N, both row-major in T (__nv_bfloat16 or __half); fp32 accumulation.
+//
+// With M this small the kernel is a stream over W: 4.5 bits an element instead of 16, so the
+// bytes to move are a quarter of a 16-bit GEMV's and what matters is to keep enough of W in
+// flight and to dequantize it cheaply enough that the SMs keep up with DRAM (at 3.35 TB/s an H100
+// SM sees about 29 weights a cycle). The tensor cores do the multiply-adds, the CUDA cores only
+// decode: each warp runs mma.sync m16n8k16 with 16 weight rows as the mma's A operand and up to 8
+// activation rows as its B (N_TILES of them for M up to 16), so a weight costs about two
+// instructions (unpack, scale) whatever M is.
+//
+// Dequantization is exact in T. A nibble's magnitude bits go where they make the 16-bit pattern
+// e2m1 * 2^-BIAS (T's exponent bias minus one: 0.5 lands on T's smallest subnormal, the other
+// magnitudes are normal), and one multiply by the group scale times 2^SCALE_EXP gives
+// e2m1 * scale * 2^(SCALE_EXP - BIAS): a product of at most 5 significant bits, in range, so
+// exact. The remaining 2^(BIAS - SCALE_EXP) and the tensor scale are applied to the fp32 sums.
+//
+// Which k a thread's registers hold within an mma is free as long as the weights and activations
+// agree: thread (g, q) of a warp (g = lane / 4, q = lane % 4) reads 16 bytes, 32 consecutive k
+// of rows g and g + 8 of its 16-row tile, per 128-k chunk; 32-bit word w of those holds k 8w..8w+7,
+// and its decoded pairs are elements (i, i+4), which the activations' registers mirror with one
+// byte permute each. Groups of 16 are words 0-1 and 2-3, one scale each.
+//
+// Launch: grid (cdiv(N, 16 * ROW_TILES), SPLIT_K), ROW_TILES * K_WARPS * 32 threads, SMEM_BYTES of
+// dynamic shared memory (configs/gemm_nvfp4.json). K % 32 == 0.
+//
+// Tunables:
+//   N_TILES    activation rows per mma column block: 1 (M <= 8) or 2 (M <= 16).
+//   ROW_TILES  16-row tiles of W per block, one warp row each.
+//   K_WARPS    warps along K on each row tile; they take 128-k chunks in turn and add their sums in
+//              shared memory.
+//   STAGES     chunks of 128 k a warp has in flight: 1 loads each into registers as it goes;
+//              2 or more keep a ring of that many in shared memory (cp.async), filled STAGES - 1
+//              chunks ahead of the one decoded.
+//   STAGE_A    1: the block's slice of A is copied to shared memory before the main loop.
+//   SPLIT_K    blocks along K, reduced by splitk.cuh (as gemv.cu).
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
+
+#include "mma_sync.cuh"
+#include "splitk.cuh"
+#include "stream_load.cuh"
+
+namespace nvfp4 {
+
+// Where T puts a nibble's magnitude bits, and the powers of two around the multiply (above).
+template <typename T>
+struct Dequant;
+
+template <>
+struct Dequant<__nv_bfloat16> {
+  static constexpr int MAG_AT = 6;                     // exponent bits 8-7, mantissa bit 6: e2m1 * 2^-126
+  static constexpr unsigned MAG_MASK = 0x01C001C0u;
+  static constexpr float SCALE_FACTOR = 0x1p118f;      // 448 * 2^118 < 2^128, bf16's range
+  static constexpr float EPILOGUE_FACTOR = 0x1p8f;     // 2^(126 - 118)
+  static __device__ __forceinline__ unsigned scale_pair(float s) {
+    const __nv_bfloat162 v = __float2bfloat162_rn(s * SCALE_FACTOR);
+    return *reinterpret_cast<const unsigned*>(&v);
+  }
+  // x * s exactly (the product fits bf16): fma with -0, as bf16 multiplies are written on sm_80.
+  static __device__ __forceinline__ unsigned mul(unsigned x, unsigned s) {
+    unsigned d;
+    asm("fma.rn.bf16x2 %0, %1, %2, %3;\n" : "=r"(d) : "r"(x), "r"(s), "r"(0x80008000u));
+    return d;
+  }
+};
+
+template <>
+struct Dequant<__half> {
+  static constexpr int MAG_AT = 9;                     // exponent bits 11-10, mantissa bit 9: e2m1 * 2^-14
+  static constexpr unsigned MAG_MASK = 0x0E000E00u;
+  static constexpr float SCALE_FACTOR = 0x1p7f;        // 448 * 2^7 < 65504, fp16's largest
+  static constexpr float EPILOGUE_FACTOR = 0x1p7f;     // 2^(14 - 7)
+  static __device__ __forceinline__ unsigned scale_pair(float s) {
+    const __half2 v = __float2half2_rn(s * SCALE_FACTOR);
+    return *reinterpret_cast<const unsigned*>(&v);
+  }
+  static __device__ __forceinline__ unsigned mul(unsigned x, unsigned s) {
+    unsigned d;
+    asm("mul.rn.f16x2 %0, %1, %2;\n" : "=r"(d) : "r"(x), "r"(s));
+    return d;
+  }
+};
+
+// Elements I and I+4 of the 8 nibbles in w, as a pair of T patterns e2m1 * 2^-BIAS (low half:
+// element I). Two shifts and a masked merge.
+template <typename T, int I>
+__device__ __forceinline__ unsigned decode_pair(unsigned w) {
+  constexpr int mag_shift = Dequant<T>::MAG_AT - 4 * I;
+  const unsigned mag = mag_shift >= 0 ? w << mag_shift : w >> -mag_shift;
+  const unsigned sign = w << (12 - 4 * I);  // nibble bit 3 to bit 15 (and 19 to 31)
+  return (mag & Dequant<T>::MAG_MASK) | (sign & 0x80008000u);
+}
+
+// The two e4m3 group scales in the low 16 bits of `bytes`, as floats.
+__device__ __forceinline__ float2 e4m3_pair(unsigned bytes) {
+  const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(bytes), __NV_E4M3);
+  return __half22float2(*reinterpret_cast<const __half2*>(&h));
+}
+
+// Activation pairs (k_i, k_i+4) of 8 consecutive values, to mirror decode_pair's order.
+__device__ __forceinline__ void activation_pairs(const uint4& r, unsigned (&p)[4]) {
+  p[0] = __byte_perm(r.x, r.z, 0x5410);
+  p[1] = __byte_perm(r.x, r.z, 0x7632);
+  p[2] = __byte_perm(r.y, r.w, 0x5410);
+  p[3] = __byte_perm(r.y, r.w, 0x7632);
+}
+
+}  // namespace nvfp4
+
+// Threads an SM must hold: loading into registers, 1024 (64 registers a thread; fewer left too
+// little in flight to hide DRAM's latency); with the ring, whose loads hold no registers, 768.
+template <int THREADS, int STAGES>
+constexpr int nvfp4_blocks_per_sm() {
+  constexpr int threads = STAGES == 1 ? 1024 : 768;
+  return threads / THREADS > 0 ? threads / THREADS : 1;
+}
+
+template <typename T, int N_TILES, int ROW_TILES, int K_WARPS, int STAGES, int STAGE_A, int SPLIT_K>
+__global__ void __launch_bounds__(ROW_TILES * K_WARPS * 32, (nvfp4_blocks_per_sm<ROW_TILES * K_WARPS * 32, STAGES>()))
+ktune_gemv_nvfp4(const T* __restrict__ A, const unsigned char* __restrict__ W,
+                 const unsigned char* __restrict__ W_scales, const float* __restrict__ tensor_scale,
+                 T* __restrict__ C, int M, int N, int K, float* __restrict__ partials,
+                 unsigned* __restrict__ arrivals) {
+  using D = nvfp4::Dequant<T>;
+  constexpr int THREADS = ROW_TILES * K_WARPS * 32;
+  constexpr int ROWS = ROW_TILES * 16;  // weight rows (outputs along N) per block
+  constexpr int MT = N_TILES * 8;       // activation rows per block
+  static_assert(N_TILES == 1 || N_TILES == 2, "N_TILES: 1 or 2");
+
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int rt = warp % ROW_TILES, kw = warp / ROW_TILES;
+  const int g = lane / 4, q = lane % 4;
+  const int n0 = blockIdx.x * ROWS;
+  const int row = n0 + rt * 16 + g;  // this thread's weight rows: row and row + 8
+  const bool row_ok[2] = {row < N, row + 8 < N};
+
+  // This block's chunks of 128 k.
+  const int chunks = (K + 127) / 128;
+  const int per_split = (chunks + SPLIT_K - 1) / SPLIT_K;
+  const int c_begin = blockIdx.y * per_split;
+  const int c_end = min(chunks, c_begin + per_split);
+
+  const long long w_ld = K / 2, s_ld = K / 16;
+  const unsigned char* w_row[2] = {W + (long long)row * w_ld + q * 16, W + (long long)(row + 8) * w_ld + q * 16};
+  const unsigned char* s_row[2] = {W_scales + (long long)row * s_ld + q * 2, W_scales + (long long)(row + 8) * s_ld + q * 2};
+
+  float acc[N_TILES][4];
+#pragma unroll
+  for (int j = 0; j < N_TILES; ++j)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) acc[j][i] = 0.f;
+
+  // Decodes and multiplies chunk cu (its loads in vu, su).
+  // With STAGE_A the block's slice of A (M rows of a_len k from k_begin) is copied to shared memory
+  // first, behind the ring: a chunk then waits for its activations no longer than for a shared
+  // memory read (loaded from L1 or L2 as each chunk is decoded, they held up every chunk).
+  extern __shared__ __align__(16) float smem[];
+  const int k_begin = c_begin * 128, a_len = max(0, min(K, c_end * 128) - k_begin);
+  constexpr int RING_BYTES = STAGES > 1 ? STAGES * 2 * THREADS * 16 : 0;
+  T* const a_stage = reinterpret_cast<T*>(reinterpret_cast<char*>(smem) + RING_BYTES);
+  if constexpr (STAGE_A) {
+    const int pieces = a_len / 8;  // 16 bytes each; a_len % 32 == 0
+    const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(a_stage));
+    for (int i = threadIdx.x; i < M * pieces; i += THREADS) {
+      const int m = i / pieces, p = i % pieces;
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(base + (m * a_len + p * 8) * 2),
+                   "l"(A + (long long)m * K + k_begin + p * 8)
+                   : "memory");
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+    if constexpr (STAGES == 1) asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+    // (the ring's path waits for this group behind its first STAGES chunks, below)
+    if constexpr (STAGES == 1) __syncthreads();
+  }
+
+  auto run_chunk = [&](int cu, const uint4 (&vu)[2], const unsigned (&su)[2]) {
+    const int k0 = cu * 128 + q * 32;
+    const bool ok = cu < c_end && k0 < K;
+    // Group scales of rows row, row + 8 for k 0-15 and 16-31 of the piece.
+    unsigned scale[2][2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const float2 f = nvfp4::e4m3_pair(su[r]);
+      scale[r][0] = D::scale_pair(f.x);
+      scale[r][1] = D::scale_pair(f.y);
+    }
+    // The activations of this piece: rows j * 8 + g of A, 32 k, as 4 x 16 bytes.
+    uint4 x[N_TILES][4];
+#pragma unroll
+    for (int j = 0; j < N_TILES; ++j) {
+      const int m = j * 8 + g;
+      const uint4* a = STAGE_A ? reinterpret_cast<const uint4*>(a_stage + m * a_len + k0 - k_begin)
+                               : reinterpret_cast<const uint4*>(A + (long long)m * K + k0);
+#pragma unroll
+      for (int w = 0; w < 4; ++w) x[j][w] = ok && m < M ? (STAGE_A ? a[w] : __ldg(a + w)) : make_uint4(0, 0, 0, 0);
+    }
+    const unsigned word[2][4] = {{vu[0].x, vu[0].y, vu[0].z, vu[0].w}, {vu[1].x, vu[1].y, vu[1].z, vu[1].w}};
+#pragma unroll
+    for (int w = 0; w < 4; ++w) {
+      unsigned b[N_TILES][4];
+#pragma unroll
+      for (int j = 0; j < N_TILES; ++j) nvfp4::activation_pairs(x[j][w], b[j]);
+      const unsigned s0 = scale[0][w / 2], s1 = scale[1][w / 2];
+      // Two mma steps a word: pairs (0, 1), then (2, 3).
+      {
+        const unsigned a[4] = {D::mul(nvfp4::decode_pair<T, 0>(word[0][w]), s0),
+                               D::mul(nvfp4::decode_pair<T, 0>(word[1][w]), s1),
+                               D::mul(nvfp4::decode_pair<T, 1>(word[0][w]), s0),
+                               D::mul(nvfp4::decode_pair<T, 1>(word[1][w]), s1)};
+#pragma unroll
+        for (int j = 0; j < N_TILES; ++j) mma_sync::Mma<T>::run(acc[j], a, {b[j][0], b[j][1]});
+      }
+      {
+        const unsigned a[4] = {D::mul(nvfp4::decode_pair<T, 2>(word[0][w]), s0),
+                               D::mul(nvfp4::decode_pair<T, 2>(word[1][w]), s1),
+                               D::mul(nvfp4::decode_pair<T, 3>(word[0][w]), s0),
+                               D::mul(nvfp4::decode_pair<T, 3>(word[1][w]), s1)};
+#pragma unroll
+        for (int j = 0; j < N_TILES; ++j) mma_sync::Mma<T>::run(acc[j], a, {b[j][2], b[j][3]});
+      }
+    }
+  };
+
+  // Warp kw takes chunks kw, kw + K_WARPS, ... of the block's: per chunk 2 x 16 bytes of nibbles
+  // (rows row and row + 8) and 2 x 2 scale bytes a thread.
+  auto chunk_ok = [&](int cu) { return cu < c_end && cu * 128 + q * 32 < K; };  // K % 32 == 0: all in or out
+  auto scales = [&](int cu, int r) -> unsigned {
+    return chunk_ok(cu) && row_ok[r] ? __ldg(reinterpret_cast<const unsigned short*>(s_row[r] + (long long)cu * 8)) : 0u;
+  };
+  if constexpr (STAGES == 1) {
+    // Straight from global memory into registers, one chunk at a time.
+    for (int cu = c_begin + kw; cu < c_end; cu += K_WARPS) {
+      const bool ok = chunk_ok(cu);
+      const uint4 vu[2] = {load_stream16(w_row[0] + (long long)cu * 64, ok && row_ok[0]),
+                           load_stream16(w_row[1] + (long long)cu * 64, ok && row_ok[1])};
+      const unsigned su[2] = {scales(cu, 0), scales(cu, 1)};
+      run_chunk(cu, vu, su);
+    }
+  } else {
+    // A ring of STAGES chunks in shared memory, each thread's own bytes ([stage][row][thread], so
+    // a warp's reads are contiguous): while one chunk is decoded the next STAGES - 1 are in flight,
+    // and they hold no registers; the scales, 2 bytes a row, wait in registers.
+    uint4* const ring = reinterpret_cast<uint4*>(smem);
+    const unsigned ring_addr = static_cast<unsigned>(__cvta_generic_to_shared(ring));
+    unsigned su[STAGES][2];
+    auto issue = [&](int slot, int cu, unsigned (&sl)[2]) {
+      const bool ok = chunk_ok(cu);
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const unsigned dst = ring_addr + ((slot * 2 + r) * THREADS + threadIdx.x) * 16;
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst),
+                     "l"(w_row[r] + (long long)(ok ? cu : 0) * 64), "r"(ok && row_ok[r] ? 16 : 0)
+                     : "memory");
+        sl[r] = scales(cu, r);
+      }
+      asm volatile("cp.async.commit_group;\n" ::: "memory");
+    };
+#pragma unroll
+    for (int st = 0; st < STAGES; ++st) issue(st, c_begin + kw + st * K_WARPS, su[st]);
+    if constexpr (STAGE_A) {
+      asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES) : "memory");  // the slice of A
+      __syncthreads();
+    }
+    for (int c = c_begin + kw; c < c_end; c += STAGES * K_WARPS) {
+#pragma unroll
+      for (int st = 0; st < STAGES; ++st) {
+        const int cu = c + st * K_WARPS;
+        if (cu >= c_end) break;
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 1) : "memory");  // chunk cu has landed
+        const uint4 vu[2] = {ring[(st * 2) * THREADS + threadIdx.x], ring[(st * 2 + 1) * THREADS + threadIdx.x]};
+        const unsigned sc[2] = {su[st][0], su[st][1]};
+        run_chunk(cu, vu, sc);
+        issue(st, cu + STAGES * K_WARPS, su[st]);  // refill the slot just read
+      }
+    }
+    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+  }
+  // The warps' sums below take the place of the ring and the slice of A: every warp is done with
+  // them first (without this a fast warp's sums overwrote activations a slow one had yet to read).
+  if constexpr (STAGES > 1 || STAGE_A) __syncthreads();
+
+  // The K_WARPS warps of a row tile add their sums: [K_WARPS][MT][ROWS] floats. Thread (g, q)
+  // holds outputs (rows g and g + 8 of its tile) x (activation rows j * 8 + 2q, + 1).
+  float* const red = smem;
+#pragma unroll
+  for (int j = 0; j < N_TILES; ++j)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int m = j * 8 + 2 * q + (i & 1), n = rt * 16 + g + (i >> 1) * 8;
+      red[(kw * MT + m) * ROWS + n] = acc[j][i];
+    }
+  __syncthreads();
+
+  // Output i of the block: activation row i / ROWS, weight row n0 + i % ROWS (consecutive threads
+  // write consecutive columns of C).
+  const float factor = *tensor_scale * D::EPILOGUE_FACTOR;
+  auto block_sum = [&](int i) {
+    float sum = 0.f;
+#pragma unroll
+    for (int w = 0; w < K_WARPS; ++w) sum += red[w * MT * ROWS + i];
+    return sum;
+  };
+  if (SPLIT_K == 1) {
+    for (int i = threadIdx.x; i < MT * ROWS; i += THREADS) {
+      const int m = i / ROWS, n = n0 + i % ROWS;
+      if (m < M && n < N) C[(long long)m * N + n] = mma_sync::Mma<T>::convert(block_sum(i) * factor);
+    }
+    return;
+  }
+  for (int i = threadIdx.x; i < MT * ROWS; i += THREADS) {
+    const int m = i / ROWS, n = n0 + i % ROWS;
+    if (m < M && n < N) partials[((long long)blockIdx.y * M + m) * N + n] = block_sum(i);
+  }
+  splitk::reduce_splits<THREADS, MT * ROWS>(
+      partials, (long long)M * N, SPLIT_K, blockIdx.y, arrivals + blockIdx.x * splitk::counters_per_tile(SPLIT_K),
+      [&](int i, long long& off) {
+        const int m = i / ROWS, n = n0 + i % ROWS;
+        off = (long long)m * N + n;
+        return m < M && n < N;
+      },
+      [&](int i, float sum) {
+        C[(long long)(i / ROWS) * N + n0 + i % ROWS] = mma_sync::Mma<T>::convert(sum * factor);
+      });
+}
