@@ -12,8 +12,11 @@
 // flight and to dequantize it cheaply enough that the SMs keep up with DRAM (at 3.35 TB/s an H100
 // SM sees about 29 weights a cycle). The tensor cores do the multiply-adds, the CUDA cores only
 // decode: each warp runs mma.sync m16n8k16 with 16 weight rows as the mma's A operand and up to 8
-// activation rows as its B (N_TILES of them for M up to 16), so a weight costs about two
-// instructions (unpack, scale) whatever M is.
+// activation rows as its B (N_TILES of them for M up to 16), so unpacking and scaling cost about
+// two and a half instructions a weight whatever M is. That and latency are what bound it: ncu at
+// 1x4096x14336 counts 4.9 instructions a weight in all, issue slots 44% busy and the schedulers
+// idle half the time waiting on loads, DRAM at 49-57% of its peak, where cuBLAS's 16-bit GEMV
+// streams at 80%.
 //
 // Dequantization is exact in T. A nibble's magnitude bits go where they make the 16-bit pattern
 // e2m1 * 2^-BIAS (T's exponent bias minus one: 0.5 lands on T's smallest subnormal, the other
@@ -38,7 +41,6 @@
 //   STAGES     chunks of 128 k a warp has in flight: 1 loads each into registers as it goes;
 //              2 or more keep a ring of that many in shared memory (cp.async), filled STAGES - 1
 //              chunks ahead of the one decoded.
-//   STAGE_A    1: the block's slice of A is copied to shared memory before the main loop.
 //   SPLIT_K    blocks along K, reduced by splitk.cuh (as gemv.cu).
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -123,7 +125,7 @@ constexpr int nvfp4_blocks_per_sm() {
   return threads / THREADS > 0 ? threads / THREADS : 1;
 }
 
-template <typename T, int N_TILES, int ROW_TILES, int K_WARPS, int STAGES, int STAGE_A, int SPLIT_K>
+template <typename T, int N_TILES, int ROW_TILES, int K_WARPS, int STAGES, int SPLIT_K>
 __global__ void __launch_bounds__(ROW_TILES * K_WARPS * 32, (nvfp4_blocks_per_sm<ROW_TILES * K_WARPS * 32, STAGES>()))
 ktune_gemv_nvfp4(const T* __restrict__ A, const unsigned char* __restrict__ W,
                  const unsigned char* __restrict__ W_scales, const float* __restrict__ tensor_scale,
@@ -159,27 +161,7 @@ ktune_gemv_nvfp4(const T* __restrict__ A, const unsigned char* __restrict__ W,
     for (int i = 0; i < 4; ++i) acc[j][i] = 0.f;
 
   // Decodes and multiplies chunk cu (its loads in vu, su).
-  // With STAGE_A the block's slice of A (M rows of a_len k from k_begin) is copied to shared memory
-  // first, behind the ring: a chunk then waits for its activations no longer than for a shared
-  // memory read (loaded from L1 or L2 as each chunk is decoded, they held up every chunk).
   extern __shared__ __align__(16) float smem[];
-  const int k_begin = c_begin * 128, a_len = max(0, min(K, c_end * 128) - k_begin);
-  constexpr int RING_BYTES = STAGES > 1 ? STAGES * 2 * THREADS * 16 : 0;
-  T* const a_stage = reinterpret_cast<T*>(reinterpret_cast<char*>(smem) + RING_BYTES);
-  if constexpr (STAGE_A) {
-    const int pieces = a_len / 8;  // 16 bytes each; a_len % 32 == 0
-    const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(a_stage));
-    for (int i = threadIdx.x; i < M * pieces; i += THREADS) {
-      const int m = i / pieces, p = i % pieces;
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(base + (m * a_len + p * 8) * 2),
-                   "l"(A + (long long)m * K + k_begin + p * 8)
-                   : "memory");
-    }
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-    if constexpr (STAGES == 1) asm volatile("cp.async.wait_group 0;\n" ::: "memory");
-    // (the ring's path waits for this group behind its first STAGES chunks, below)
-    if constexpr (STAGES == 1) __syncthreads();
-  }
 
   auto run_chunk = [&](int cu, const uint4 (&vu)[2], const unsigned (&su)[2]) {
     const int k0 = cu * 128 + q * 32;
@@ -197,10 +179,9 @@ ktune_gemv_nvfp4(const T* __restrict__ A, const unsigned char* __restrict__ W,
 #pragma unroll
     for (int j = 0; j < N_TILES; ++j) {
       const int m = j * 8 + g;
-      const uint4* a = STAGE_A ? reinterpret_cast<const uint4*>(a_stage + m * a_len + k0 - k_begin)
-                               : reinterpret_cast<const uint4*>(A + (long long)m * K + k0);
+      const uint4* a = reinterpret_cast<const uint4*>(A + (long long)m * K + k0);
 #pragma unroll
-      for (int w = 0; w < 4; ++w) x[j][w] = ok && m < M ? (STAGE_A ? a[w] : __ldg(a + w)) : make_uint4(0, 0, 0, 0);
+      for (int w = 0; w < 4; ++w) x[j][w] = ok && m < M ? __ldg(a + w) : make_uint4(0, 0, 0, 0);
     }
     const unsigned word[2][4] = {{vu[0].x, vu[0].y, vu[0].z, vu[0].w}, {vu[1].x, vu[1].y, vu[1].z, vu[1].w}};
 #pragma unroll
@@ -265,10 +246,6 @@ ktune_gemv_nvfp4(const T* __restrict__ A, const unsigned char* __restrict__ W,
     };
 #pragma unroll
     for (int st = 0; st < STAGES; ++st) issue(st, c_begin + kw + st * K_WARPS, su[st]);
-    if constexpr (STAGE_A) {
-      asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES) : "memory");  // the slice of A
-      __syncthreads();
-    }
     for (int c = c_begin + kw; c < c_end; c += STAGES * K_WARPS) {
 #pragma unroll
       for (int st = 0; st < STAGES; ++st) {
@@ -283,9 +260,8 @@ ktune_gemv_nvfp4(const T* __restrict__ A, const unsigned char* __restrict__ W,
     }
     asm volatile("cp.async.wait_group 0;\n" ::: "memory");
   }
-  // The warps' sums below take the place of the ring and the slice of A: every warp is done with
-  // them first (without this a fast warp's sums overwrote activations a slow one had yet to read).
-  if constexpr (STAGES > 1 || STAGE_A) __syncthreads();
+  // The warps' sums below take the ring's place: every warp is done with it first.
+  if constexpr (STAGES > 1) __syncthreads();
 
   // The K_WARPS warps of a row tile add their sums: [K_WARPS][MT][ROWS] floats. Thread (g, q)
   // holds outputs (rows g and g + 8 of its tile) x (activation rows j * 8 + 2q, + 1).

@@ -300,29 +300,55 @@ std::vector<std::string> split_csv(std::string line) {
   return out;
 }
 
-// scripts/sweep_passed.py's CSV: config_name, M, N, K, dtype, layout, the tunables (empty where
-// a config lacks one), registers, pruned, median_ms; the first data row is the library's.
+// The family whose default configs include `config_name` (gemm_mma: gemm; gemm_nvfp4: itself).
+const KernelFamily* family_of_config(const std::string& config_name) {
+  for (const KernelFamily* f : all_families())
+    for (std::string_view path : f->default_configs())
+      if (path == "configs/" + config_name + ".json") return f;
+  return nullptr;
+}
+
+// scripts/sweep_passed.py's CSV: config_name, the family's dimensions, dtype and options, the
+// tunables (empty where a config lacks one), registers, pruned, median_ms; the first data row is
+// the library's. The family is the one whose default configs the rows name.
 MeasuredSweep read_sweep(const std::filesystem::path& file) {
   std::ifstream in(file);
   std::string line;
   std::getline(in, line);
   const std::vector<std::string> header = split_csv(line);
-  MeasuredSweep s;
+  std::vector<std::map<std::string, std::string>> rows;
   while (std::getline(in, line)) {
     const std::vector<std::string> cells = split_csv(line);
     if (cells.size() != header.size()) continue;
     std::map<std::string, std::string> row;
     for (size_t i = 0; i < header.size(); ++i) row[header[i]] = cells[i];
-    s.problem = Problem{"gemm",
-                        {{"M", std::stoll(row["M"])}, {"N", std::stoll(row["N"])}, {"K", std::stoll(row["K"])}},
-                        row["dtype"],
-                        {{"layout", row["layout"]}}};
-    for (size_t i = 6; i + 3 < header.size(); ++i) s.tunables.insert(header[i]);
-    if (row["config_name"].rfind("gemm_", 0) != 0) continue;  // the library's row
+    rows.push_back(row);
+  }
+  MeasuredSweep s;
+  const KernelFamily* family = nullptr;
+  for (const auto& row : rows)
+    if (!family) family = family_of_config(row.at("config_name"));
+  if (!family) return s;
+  const ProblemSchema schema = family->schema();
+  std::set<std::string> fixed = {"config_name", "dtype", "registers", "pruned", "median_ms"};
+  s.problem.family = std::string(family->name());
+  for (const DimSpec& d : schema.dims) {
+    fixed.insert(d.name);
+    s.problem.dims[d.name] = std::stoll(rows.front().at(d.name));
+  }
+  for (const OptionSpec& o : schema.options) {
+    fixed.insert(o.name);
+    s.problem.options[o.name] = rows.front().count(o.name) ? rows.front().at(o.name) : o.default_value;
+  }
+  s.problem.dtype = rows.front().at("dtype");
+  for (const std::string& h : header)
+    if (!fixed.count(h)) s.tunables.insert(h);
+  for (const auto& row : rows) {
+    if (!family_of_config(row.at("config_name"))) continue;  // the library's row
     Bindings params;
-    for (size_t i = 6; i + 3 < header.size(); ++i)
-      if (!cells[i].empty()) params[header[i]] = std::stoll(cells[i]);
-    s.median_ms[{row["config_name"], params}] = std::stod(row["median_ms"]);
+    for (const std::string& t : s.tunables)
+      if (!row.at(t).empty()) params[t] = std::stoll(row.at(t));
+    s.median_ms[{row.at("config_name"), params}] = std::stod(row.at("median_ms"));
   }
   return s;
 }
@@ -333,7 +359,6 @@ MeasuredSweep read_sweep(const std::filesystem::path& file) {
 void replay_sweeps(bool reversed) {
   const std::filesystem::path dir = std::filesystem::path(KTUNE_SOURCE_DIR) / "results/h100/sweeps";
   ASSERT_TRUE(std::filesystem::is_directory(dir)) << dir;
-  const KernelFamily& gemm = find_family("gemm");
   ArchFacts h100 = arch_facts_offline("sm_90a");
   h100.sm_count = 132;  // the sweeps' GPU: the estimates use them as the device would give them
   h100.l2_bytes = 52428800;
@@ -343,6 +368,7 @@ void replay_sweeps(bool reversed) {
     const MeasuredSweep measured = read_sweep(entry.path());
     ASSERT_FALSE(measured.median_ms.empty()) << entry.path();
     ++sweeps;
+    const KernelFamily& gemm = find_family(measured.problem.family);  // gemm, or gemm_nvfp4
     std::vector<CandidateRecord> records;
     Exchanges exchanges;
     for (std::string_view path : gemm.default_configs()) {
