@@ -3,7 +3,9 @@ through PyTorch's call of the same library (torch.matmul on views with the probl
 with TF32 allowed; fp8 through torch._scaled_mm, with per-tensor scales or, for --scaling block,
 fp32 scales per 1 x 128 of A and 128 x 128 of B, which it hands to cuBLASLt's block-scaled
 matmul), timed by triton's do_bench (median, its own L2
-flush), and printed beside ktune's timing of cuBLAS and of its winner from the file. Run it in
+flush), and printed beside ktune's timing of cuBLAS and of its winner from the file. gemm_nvfp4
+problems run as what their baseline is, x @ W.t() with 16-bit weights (cuBLAS again), so "ktune vs
+torch" is the 4-bit kernel against the 16-bit library call. Run it in
 the same device call as the bench. Usage: python3 scripts/torch_gemm_check.py RESULTS.json [--json OUT]"""
 import argparse
 import json
@@ -51,8 +53,10 @@ def main():
     rows = []
     for p in json.load(open(args.results))["problems"]:
         prob = p["problem"]
-        if prob["family"] != "gemm":
+        if prob["family"] not in ("gemm", "gemm_nvfp4"):
             continue
+        if prob["family"] == "gemm_nvfp4":  # x (M x K) @ W.t(), W N x K: layout rc
+            prob = dict(prob, layout="rc")
         m, n, k = (prob["dims"][d] for d in ("M", "N", "K"))
         scaling = prob.get("scaling", "tensor")
         label = f"{m}x{n}x{k} {prob['dtype']} {prob['layout']}" + (f" {scaling}" if scaling != "tensor" else "")
