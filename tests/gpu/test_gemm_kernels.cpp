@@ -325,6 +325,15 @@ TEST(GemmKernels, WgmmaBlockScaledEveryCandidateAndOneScaleATensorRejected) {
 // scale ignored, the signs dropped, every group given its row's first scale) are rejected as
 // incorrect. cuBLAS on the dequantized weights passes the same check.
 
+// A few samples, enough to run and check a baseline (its time is not what is tested).
+StoppingRule quick_rule() {
+  StoppingRule rule;
+  rule.min_samples = 3;
+  rule.min_time_ms = 1;
+  rule.max_time_ms = 50;
+  return rule;
+}
+
 // `text` with its one `from` replaced by `to` (a test failure, and the text unchanged, when `from`
 // is not there: a planted fault that plants nothing must not pass for a rejected one).
 std::string replace_once(std::string text, const std::string& from, const std::string& to) {
@@ -383,10 +392,7 @@ TEST(GemmKernels, Nvfp4WeightsEveryCandidateAndMisreadFormatsRejected) {
 
   // The baseline: cuBLAS on the dequantized 16-bit weights, the tensor scale as alpha.
   session.set_problem(problems[2], family.default_tolerance("bf16"), 4100);
-  StoppingRule rule;
-  rule.min_samples = 3;
-  rule.min_time_ms = 1;
-  rule.max_time_ms = 50;
+  const StoppingRule rule = quick_rule();
   CandidateRecord ref = session.time_baselines(rule, 5).front();
   EXPECT_EQ(ref.disposition, Disposition::passed) << ref.reason;
   ASSERT_TRUE(ref.error.has_value());
@@ -405,10 +411,7 @@ TEST(Fp8Baseline, CublasLtMatchesTheReference) {
   const KernelFamily& family = find_family("gemm");
   Problem p{"gemm", {{"M", 1000}, {"N", 3008}, {"K", 4096}}, "fp8", {{"layout", "rc"}}};
   session.set_problem(p, family.default_tolerance("fp8"), 11);
-  StoppingRule rule;
-  rule.min_samples = 3;
-  rule.min_time_ms = 1;
-  rule.max_time_ms = 50;
+  const StoppingRule rule = quick_rule();
   CandidateRecord ref = session.time_baselines(rule, 5).front();
   EXPECT_EQ(ref.disposition, Disposition::passed) << ref.reason;
   EXPECT_EQ(ref.kernel_name, "cublasLtMatmul (fp8 e4m3, fast accumulation, bf16 out)");
