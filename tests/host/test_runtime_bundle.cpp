@@ -110,6 +110,7 @@ TEST(RuntimeBundle, ArgumentsFromCallersBuffersMatchEachFamilysParameters) {
   const std::vector<std::pair<Problem, std::string>> cases = {
       {{"gemm", {{"M", 256}, {"N", 512}, {"K", 128}}, "fp16", {{"layout", "rr"}}}, "configs/gemm_mma.json"},
       {{"gemm", {{"M", 256}, {"N", 512}, {"K", 128}}, "fp8", {{"layout", "rc"}}}, "configs/gemm_mma.json"},
+      {{"gemm_nvfp4", {{"M", 4}, {"N", 512}, {"K", 256}}, "bf16", {}}, "configs/gemm_nvfp4.json"},
       {{"add", {{"N", 1000}}, "bf16", {}}, "configs/add.json"},
       {{"softmax", {{"rows", 64}, {"cols", 1000}}, "fp16", {}}, "configs/softmax.json"},
       {{"layernorm", {{"rows", 64}, {"cols", 1000}}, "bf16", {{"eps", "1e-5"}}}, "configs/layernorm.json"},
