@@ -9,20 +9,20 @@
 //
 // With M this small the kernel is a stream over W: 4.5 bits an element instead of 16, so the
 // bytes to move are a quarter of a 16-bit GEMV's and what matters is to keep enough of W in
-// flight and to dequantize it cheaply enough that the SMs keep up with DRAM (at 3.35 TB/s an H100
-// SM sees about 29 weights a cycle). The tensor cores do the multiply-adds, the CUDA cores only
+// flight and to dequantize it cheaply enough that the SMs keep up with DRAM (at 3.35 TB/s and
+// 1.98 GHz an H100 SM sees about 23 weights a cycle). The tensor cores do the multiply-adds, the CUDA cores only
 // decode: each warp runs mma.sync m16n8k16 with 16 weight rows as the mma's A operand and up to 8
 // activation rows as its B (N_TILES of them for M up to 16), so unpacking and scaling cost about
-// two and a half instructions a weight whatever M is. That and latency are what bound it: ncu at
-// 1x4096x14336 counts 4.9 instructions a weight in all, issue slots 44% busy and the schedulers
-// idle half the time waiting on loads, DRAM at 49-57% of its peak, where cuBLAS's 16-bit GEMV
-// streams at 80%.
+// two and a half instructions a weight whatever M is. That and latency are what bound it: at
+// 1x4096x14336 ncu counts 4.9 instructions a weight in all, issue slots 44% busy and no warp
+// eligible 47% of the time, stalled mostly on loads (results/h100/nvfp4/ncu/, a split-K
+// candidate); the winner's DRAM throughput is 57% of peak, cuBLAS's 16-bit GEMV's 80%.
 //
 // Dequantization is exact in T. A nibble's magnitude bits go where they make the 16-bit pattern
-// e2m1 * 2^-BIAS (T's exponent bias minus one: 0.5 lands on T's smallest subnormal, the other
-// magnitudes are normal), and one multiply by the group scale times 2^SCALE_EXP gives
-// e2m1 * scale * 2^(SCALE_EXP - BIAS): a product of at most 5 significant bits, in range, so
-// exact. The remaining 2^(BIAS - SCALE_EXP) and the tensor scale are applied to the fp32 sums.
+// e2m1 * 2^-BIAS (T's exponent bias minus one: 0.5 becomes a subnormal, only the top mantissa
+// bit set; the other magnitudes are normal), and one multiply by the group scale times
+// 2^SCALE_EXP gives e2m1 * scale * 2^(SCALE_EXP - BIAS): a product of at most 6 significant bits
+// (1.5 x 1.875 = 10.1101b), in range, so exact. The remaining 2^(BIAS - SCALE_EXP) and the tensor scale are applied to the fp32 sums.
 //
 // Which k a thread's registers hold within an mma is free as long as the weights and activations
 // agree: thread (g, q) of a warp (g = lane / 4, q = lane % 4) reads 16 bytes, 32 consecutive k

@@ -5,7 +5,8 @@
 # same library) under triton's do_bench as the independent timer (scripts/torch_gemm_check.py);
 # ktune's fp8 GEMM (per-tensor e4m3 weights, 8 bits a weight) at the M = 1 shapes, the other
 # low-precision kernel a user could run there; and ncu's basic sections for the M = 1 winners and
-# cuBLAS's kernels (scripts/ncu-details.sh), so the gain shows in kernel durations too.
+# cuBLAS's kernels (scripts/ncu-details.sh), so the gain shows in kernel durations too; first, where
+# build/ktune_gpu_tests is built, the GPU test of the kernels' correctness.
 #   scripts/nvfp4-gpu.sh OUTDIR [KTUNE]
 set -uo pipefail
 out=${1:?usage: scripts/nvfp4-gpu.sh OUTDIR [KTUNE]}
@@ -14,6 +15,10 @@ cd "$(dirname "$0")/.."
 mkdir -p "$out"
 export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-/tmp/ktune-nvfp4-cache}
 say() { echo "$*" | tee -a "$out/summary.txt"; }
+if [[ -x build/ktune_gpu_tests ]]; then
+  build/ktune_gpu_tests --gtest_filter='GemmKernels.Nvfp4*' > "$out/gpu-tests.log" 2>&1
+  say "gpu test GemmKernels.Nvfp4*: exit $?"
+fi
 t0=$SECONDS
 "$ktune" bench suites/nvfp4.json --out "$out" --stem bench-nvfp4 --no-progress > "$out/bench-nvfp4.log" 2>&1
 say "bench nvfp4: exit $? in $((SECONDS - t0)) s"

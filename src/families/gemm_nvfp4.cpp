@@ -67,7 +67,7 @@ void nvfp4_arguments(const Problem& p, const std::map<std::string, void*>& opera
   out.add_pointer(operand(operands, "splitk_arrivals", p));
 }
 
-// A float's 16-bit pattern in `dtype` (exact for the dequantized weights: at most 5 significant
+// A float's 16-bit pattern in `dtype` (exact for the dequantized weights: at most 6 significant
 // bits, within both types' range).
 uint16_t to_16bit(float x, const std::string& dtype) {
   uint16_t bits = 0;

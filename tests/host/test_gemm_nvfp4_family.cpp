@@ -87,7 +87,8 @@ TEST(GemmNvfp4Family, DecodeConfigCoversUpToSixteenRowsAndSaysSoBeyond) {
     }
     EXPECT_GT(valid, 10u) << "M = " << m;
   }
-  // The Blackwell path compiles the same kernels (compile-only until one is measured).
+  // The Blackwell path has the same candidates (CI's compile_*_sm_100a compiles them; compile-only
+  // until a Blackwell GPU measures one).
   size_t blackwell = 0;
   for (const Candidate& c : candidates(nvfp4(1, 4096, 4096), "sm_100a")) blackwell += c.valid;
   EXPECT_GT(blackwell, 10u);
