@@ -24,8 +24,8 @@
 #include <cstring>
 #include <memory>
 
-#include "core/element.hpp"
 #include "cuda/check.hpp"
+#include "families/elementwise.hpp"
 #include "families/family.hpp"
 #include "gpu/copy_roof.hpp"
 #include "gpu/gpu_context.hpp"
@@ -45,8 +45,8 @@ struct Shape {
   int64_t scale_bytes() const { return n * k / 16; }
 };
 
-int64_t element_bytes(const std::string& dtype) { return find_element(dtype)->bytes; }
-const char* element_name(const std::string& dtype) { return find_element(dtype)->cpp.data(); }
+using elementwise::element_bytes;
+using elementwise::element_name;
 
 // What a kernel must move at the least: A, W and its scales read once, C written.
 int64_t traffic_bytes(const Problem& p) {
@@ -209,8 +209,10 @@ class GemmNvfp4Family : public KernelFamily {
   Bound bound() const override { return Bound::memory; }
   std::vector<std::string_view> default_configs() const override { return {"configs/gemm_nvfp4.json"}; }
   std::vector<std::string> context_names() const override {
-    return {"M", "N", "K", "elem_bytes", "arch", "max_smem", "sm_count", "l2_bytes", "splitk_partial_bytes",
-            "splitk_counters"};
+    std::vector<std::string> names = {"M", "N", "K"};
+    for (std::string& n : elementwise::device_context_names()) names.push_back(std::move(n));
+    names.insert(names.end(), {"l2_bytes", "splitk_partial_bytes", "splitk_counters"});
+    return names;
   }
   std::vector<std::string> placeholder_names() const override { return {"ELEMENT"}; }
 
@@ -227,10 +229,12 @@ class GemmNvfp4Family : public KernelFamily {
   }
 
   Bindings context(const Problem& p, const ArchFacts& arch) const override {
-    const Shape s(p);
-    return {{"M", s.m}, {"N", s.n}, {"K", s.k}, {"elem_bytes", element_bytes(p.dtype)}, {"arch", arch.arch},
-            {"max_smem", arch.max_smem}, {"sm_count", arch.sm_count}, {"l2_bytes", arch.l2_bytes},
-            {"splitk_partial_bytes", kSplitKPartialBytes}, {"splitk_counters", kSplitKCounters}};
+    Bindings b = elementwise::device_context(p.dtype, arch);
+    for (const char* d : {"M", "N", "K"}) b[d] = p.dims.at(d);
+    b["l2_bytes"] = arch.l2_bytes;
+    b["splitk_partial_bytes"] = kSplitKPartialBytes;
+    b["splitk_counters"] = kSplitKCounters;
+    return b;
   }
   std::map<std::string, std::string> placeholders(const Problem& p) const override {
     return {{"ELEMENT", element_name(p.dtype)}};
