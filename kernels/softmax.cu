@@ -424,6 +424,9 @@ __global__ void __launch_bounds__(BLOCK)
 //     the rest is arriving, and the first written piece leaves while the next is computed.
 //     PREFETCH > 0: each block also asks for the slice PREFETCH tickets ahead to be brought into
 //     L2, so reading from DRAM goes on while blocks wait for their rows.
+//     Any row length: where a row's bytes are no multiple of 16, the bulk copies take its whole
+//     vectors (from the first 16-byte boundary) and the first slice's threads the few elements
+//     before and after them, one each (a vocabulary of 50257 columns is such a row).
 //     Launch: grid rows * CHUNKS, block BLOCK, dynamic shared memory the slice's bytes.
 //
 // Compiled for sm_90 and newer only: the other kernels of this file must still build for sm_80,
@@ -604,15 +607,17 @@ __device__ __forceinline__ void start_staged_load(uint4* slice, const uint4* src
 
 // One pass over the staged slice, piece by piece as each arrives: the block's maximum, and the
 // sum of exp(x - that maximum), kept relative to the running maximum and rescaled when a vector
-// raises it (one extra exponential a vector, not an element). Synchronizes the block.
+// raises it (one extra exponential a vector, not an element). `loose` is a value of the row held
+// by this thread outside the slice (a shifted row's loose element; -inf for none), counted as the
+// thread's first. Synchronizes the block.
 template <typename T, int BLOCK, int PIECES>
 __device__ __forceinline__ float2 staged_partial(const uint4* slice, Pieces<PIECES> pieces,
                                                  unsigned long long* loaded,
-                                                 float (*scratch)[BLOCK > 32 ? BLOCK / 32 : 1]) {
+                                                 float (*scratch)[BLOCK > 32 ? BLOCK / 32 : 1], float loose) {
   using namespace elementwise;
   using namespace row_reduce;
   constexpr int V = 16 / sizeof(T);
-  float m = neg_inf(), s = 0;
+  float m = loose, s = loose == neg_inf() ? 0.0f : 1.0f;
 #pragma unroll
   for (int p = 0; p < PIECES; ++p) {
     mbar_wait(smem_addr(&loaded[p]), 0);
@@ -662,18 +667,35 @@ __device__ __forceinline__ void staged_write(uint4* slice, Pieces<PIECES> pieces
   __syncthreads();
 }
 
+// A row's whole 16-byte vectors, counted from column `head` (0 unless the row's bytes are no
+// multiple of 16, so that rows start off vector boundaries: ShiftedRow), and its loose elements.
+template <typename T, int COLS>
+struct StagedRow {
+  static constexpr int V = 16 / sizeof(T);
+  static constexpr bool SHIFTED = COLS % V != 0;
+  int head = 0, vecs = COLS / V, loose = 0;
+  __device__ __forceinline__ StagedRow(const T* row) {
+    if constexpr (SHIFTED) {
+      const ShiftedRow<T, 16> split(row, COLS);
+      head = split.head, vecs = split.vecs, loose = split.loose;
+    }
+  }
+  // The column of loose element t < loose.
+  __device__ __forceinline__ int loose_col(int t) const { return t < head ? t : head + vecs * V + (t - head); }
+};
+
 // Brings the slice of a later ticket into L2 (if that ticket has a row), so that the block which
 // takes it finds its bulk load in L2: DRAM keeps reading while this block's slice waits for the
 // rest of its row, which the whole-slice staging otherwise leaves idle.
-template <int COLS, int V, int CHUNKS, typename T>
+template <int COLS, int CHUNKS, typename T>
 __device__ __forceinline__ void prefetch_slice(const T* x, long long rows, unsigned ticket) {
-  constexpr int VECS = COLS / V;
-  constexpr int SLICE = (VECS + CHUNKS - 1) / CHUNKS;
+  constexpr int SLICE = (COLS / StagedRow<T, COLS>::V + CHUNKS - 1) / CHUNKS;
   const long long row = ticket / CHUNKS;
   if (row >= rows) return;
+  const StagedRow<T, COLS> split(x + row * COLS);
   const int first = (ticket % CHUNKS) * SLICE;
-  const int n = first + SLICE < VECS ? SLICE : VECS - first;
-  bulk_prefetch_l2(reinterpret_cast<const uint4*>(x + row * COLS) + first, n * 16u);
+  const int n = first + SLICE < split.vecs ? SLICE : split.vecs - first;
+  bulk_prefetch_l2(reinterpret_cast<const uint4*>(x + row * COLS + split.head) + first, n * 16u);
 }
 
 }  // namespace softmax_detail
@@ -684,10 +706,11 @@ __global__ void __launch_bounds__(BLOCK)
                                float2* __restrict__ partials, unsigned* __restrict__ counters) {
   using namespace softmax_detail;
   using R = uint4;
-  constexpr int V = 16 / sizeof(T);
-  constexpr int VECS = COLS / V;
-  constexpr int SLICE = (VECS + CHUNKS - 1) / CHUNKS;  // 16-byte vectors per block
-  static_assert(COLS % V == 0, "rows are whole 16-byte vectors");
+  using Row = StagedRow<T, COLS>;
+  constexpr int SLICE = (COLS / Row::V + CHUNKS - 1) / CHUNKS;  // 16-byte vectors per block
+  // A shifted row's loose elements (before its first whole vector and after its last) go one to a
+  // thread of the row's first slice, beside its staged vectors.
+  static_assert(!Row::SHIFTED || ShiftedRow<T, 16>::MAX_LOOSE <= BLOCK, "a loose element per thread at most");
   extern __shared__ R slice[];
   __shared__ float scratch[1][BLOCK > 32 ? BLOCK / 32 : 1];
   __shared__ alignas(8) unsigned long long loaded[PIECES];
@@ -696,17 +719,26 @@ __global__ void __launch_bounds__(BLOCK)
   const unsigned ticket = take_ticket(work);
   const long long row = ticket / CHUNKS;
   const int chunk = ticket % CHUNKS;
+  const T* row_x = x + row * COLS;
+  T* row_y = y + row * COLS;
+  const Row split(row_x);
   const int first = chunk * SLICE;
-  const Pieces<PIECES> pieces(first + SLICE < VECS ? SLICE : VECS - first);  // the config leaves no slice empty
+  // The config leaves no slice empty, a shifted row's one whole vector fewer included.
+  const Pieces<PIECES> pieces(first + SLICE < split.vecs ? SLICE : split.vecs - first);
+  const int loose_col = Row::SHIFTED && chunk == 0 && static_cast<int>(threadIdx.x) < split.loose
+                            ? split.loose_col(threadIdx.x)
+                            : -1;
+  const float loose = loose_col >= 0 ? to_float(row_x[loose_col]) : neg_inf();
   if (threadIdx.x == 0) {
-    start_staged_load<PIECES>(slice, reinterpret_cast<const R*>(x + row * COLS) + first, pieces, loaded);
-    if constexpr (PREFETCH > 0) prefetch_slice<COLS, V, CHUNKS>(x, rows, ticket + PREFETCH);
+    start_staged_load<PIECES>(slice, reinterpret_cast<const R*>(row_x + split.head) + first, pieces, loaded);
+    if constexpr (PREFETCH > 0) prefetch_slice<COLS, CHUNKS>(x, rows, ticket + PREFETCH);
   }
   __syncthreads();  // the barriers are initialized
-  const float2 part = staged_partial<T, BLOCK, PIECES>(slice, pieces, loaded, scratch);
+  const float2 part = staged_partial<T, BLOCK, PIECES>(slice, pieces, loaded, scratch, loose);
   const float shift = finite_or_zero(part.x);  // as in ktune_softmax_split
   const float scale = trade_row_partials<CHUNKS>(work, row, chunk, part.x, part.y);
-  staged_write<T, BLOCK, PIECES>(slice, pieces, shift, scale, reinterpret_cast<R*>(y + row * COLS) + first);
+  if (loose_col >= 0) row_y[loose_col] = from_float<T>(exp_minus(loose, shift) * scale);
+  staged_write<T, BLOCK, PIECES>(slice, pieces, shift, scale, reinterpret_cast<R*>(row_y + split.head) + first);
   finish_split_block(work);
 }
 
