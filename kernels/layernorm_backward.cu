@@ -4,20 +4,22 @@
 //   dx = (g - (xhat * mean(g * xhat) + mean(g))) * rstd     (the means over the row)
 //   dw = sum over rows of dy * xhat,   db = sum over rows of dy
 //
-//   ktune_layernorm_bwd<T, COLS, VEC_BYTES, ROW_THREADS, PREFETCH, GROUPS>
+//   ktune_layernorm_bwd<T, COLS, VEC_BYTES, ROW_THREADS, PREFETCH, GROUPS, REG_PARTIALS>
 //     A persistent grid of blocks of GROUPS groups of ROW_THREADS threads, group g of block b
 //     taking rows b * GROUPS + g, then gridDim.x * GROUPS further on, and so on: a thread owns the
 //     same columns in every row, so it keeps w in registers and its partial dw and db in its own
 //     slots of shared memory across rows (stage 1 of the weight gradients' reduction). PREFETCH 1
 //     issues the next row's loads before this row's reduction, so they overlap it; the two row
-//     sums go in one exchange. Stage 2 sums the groups' partials in shared memory and adds each
+//     sums go in one exchange. REG_PARTIALS 1 keeps the partials in registers instead, and puts
+//     them in the shared slots once, after the last row: two shared loads and two stores an
+//     element and row fewer, for rows short enough that the registers hold them. Stage 2 sums the groups' partials in shared memory and adds each
 //     block's into the fp32 workspace `acc` (dW's sums from acc[0], dB's from acc[DB_AT], cols
 //     rounded up to a multiple of 4) with atomics, four columns to one on Hopper, so several rows
-//     in flight per block cost no more atomics; the last block to arrive (counted in `arrivals`)
-//     rounds them into dw and db and zeroes the workspace and the counter for the next launch.
+//     in flight per block cost no more atomics. The columns come in stripes of a quad (four
+//     columns) a thread, each with its own counter in `arrivals`: the last block to arrive at a
+//     stripe rounds it into dw and db and zeroes its workspace and counter for the next launch.
 //     Launch: grid min(cdiv(rows, GROUPS), blocks), block ROW_THREADS * GROUPS, dynamic shared
-//     memory 8 * PER * V * ROW_THREADS * GROUPS bytes (PER vectors of V elements a thread), and
-//     8 * COLS more for shifted rows with GROUPS > 1.
+//     memory 8 * PER * V * ROW_THREADS * GROUPS bytes (PER vectors of V elements a thread).
 //
 //   Shifted rows: where a row's bytes are no multiple of VEC_BYTES (an odd length), rows start
 //     at every offset from a vector boundary, and each is split as the forward kernels split it
@@ -26,11 +28,12 @@
 //     the grid's row step (gridDim.x * GROUPS) is a multiple of V elements' worth of rows (the
 //     config's BLOCKS rounds to it; the kernel traps on a grid that breaks it): a thread then
 //     owns the same columns in every row and keeps its partials in its own slots as above. With
-//     GROUPS > 1 its columns differ from other groups', so stage 2 first adds every thread's
-//     slots into column-indexed sums in shared memory (2 * COLS floats after the slots).
+//     GROUPS > 1 the groups' splits differ (their first rows start at different offsets), so
+//     stage 2 finds a column's slot in each group by that group's own split.
 //
 // Arguments: const T* x, const T* w, const T* dy, const float* mean, const float* rstd, T* dx,
-// T* dw, T* db, float* acc, unsigned* arrivals, long long rows, int cols.
+// T* dw, T* db, float* acc, unsigned* arrivals (cols / 128 + 1 counters, at least one a stripe:
+// cdiv(cols / 4, threads)), long long rows, int cols.
 #include "elementwise.cuh"
 #include "row_reduce.cuh"
 
@@ -51,7 +54,7 @@ __device__ __forceinline__ void add_columns(float* p, const float (&v)[4]) {
 
 }  // namespace layernorm_bwd_detail
 
-template <typename T, int COLS, int VEC_BYTES, int ROW_THREADS, int PREFETCH = 0, int GROUPS = 1>
+template <typename T, int COLS, int VEC_BYTES, int ROW_THREADS, int PREFETCH = 0, int GROUPS = 1, int REG_PARTIALS = 0>
 __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
     ktune_layernorm_bwd(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ dy,
                         const float* __restrict__ mean, const float* __restrict__ rstd, T* __restrict__ dx,
@@ -85,12 +88,13 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
   // Registers are what bounds the row length: x, dy and w stay packed in their storage type
   // between uses (unpacked again for dx), and the dW/dB partials live in shared memory, laid out
   // [k][j][thread] so that a warp's accesses fall in distinct banks.
-  extern __shared__ float partials[];  // 2 * PER * V * THREADS floats: dw's, then db's (+ 2 * COLS)
+  extern __shared__ float partials[];  // 2 * PER * V * THREADS floats: dw's, then db's
   float* dw_part = partials;
   float* db_part = partials + PER * V * THREADS;
   const auto at = [](int k, int j, int thread) { return (k * V + j) * THREADS + thread; };
   R w_raw[PER];
   float w_loose[LOOSE], dw_loose[LOOSE], db_loose[LOOSE];
+  float dw_reg[REG_PARTIALS ? PER : 1][V], db_reg[REG_PARTIALS ? PER : 1][V];
 #pragma unroll
   for (int k = 0; k < PER; ++k) {
     if constexpr (SHIFTED) {  // column head is no vector boundary of w
@@ -101,16 +105,19 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
       w_raw[k] = held(k) ? reinterpret_cast<const R*>(w)[lane + k * ROW_THREADS] : R{};
     }
 #pragma unroll
-    for (int j = 0; j < V; ++j) dw_part[at(k, j, threadIdx.x)] = db_part[at(k, j, threadIdx.x)] = 0;
+    for (int j = 0; j < V; ++j) {
+      if constexpr (REG_PARTIALS) {
+        dw_reg[k][j] = db_reg[k][j] = 0;
+      } else {
+        dw_part[at(k, j, threadIdx.x)] = db_part[at(k, j, threadIdx.x)] = 0;
+      }
+    }
   }
 #pragma unroll
   for (int q = 0; q < LOOSE; ++q) {
     w_loose[q] = share.has_loose(q) ? to_float(w[share.loose_col(q)]) : 0.0f;
     dw_loose[q] = db_loose[q] = 0;
   }
-  constexpr bool COLUMN_SUMS = SHIFTED && GROUPS > 1;  // stage 2 needs column-indexed sums
-  if constexpr (COLUMN_SUMS)  // after the slots
-    for (int c = threadIdx.x; c < 2 * COLS; c += THREADS) partials[2 * PER * V * THREADS + c] = 0;
 
   // A row's x, dy and statistics (zeros for a group past the last row: it still takes part in
   // the block's reductions); with PREFETCH the next row's are in flight while this one is
@@ -159,8 +166,13 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
         const float xhat = (xv[j] - mu) * rs, g = wv[j] * dyv[j];  // g is 0 past the row
         sum_gx += g * xhat;
         sum_g += g;
-        dw_part[at(k, j, threadIdx.x)] += dyv[j] * xhat;  // dy is 0 past the row
-        db_part[at(k, j, threadIdx.x)] += dyv[j];
+        if constexpr (REG_PARTIALS) {
+          dw_reg[k][j] += dyv[j] * xhat;  // dy is 0 past the row
+          db_reg[k][j] += dyv[j];
+        } else {
+          dw_part[at(k, j, threadIdx.x)] += dyv[j] * xhat;
+          db_part[at(k, j, threadIdx.x)] += dyv[j];
+        }
       }
     }
 #pragma unroll
@@ -173,7 +185,10 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
       db_loose[q] += cur.dy_loose[q];
     }
     const float2 sums = group_sum_pair<ROW_THREADS, GROUPS>(make_float2(sum_gx, sum_g), scratch);
-    const float c1 = sums.x / COLS, c2 = sums.y / COLS;
+    // The means as products: a division by a row length that is no power of two is a
+    // full-precision divide (a check and a slow path) on the row's critical path.
+    constexpr float INV_COLS = 1.0f / COLS;
+    const float c1 = sums.x * INV_COLS, c2 = sums.y * INV_COLS;
     if (row < rows) {
       T* dx_row = dx + row * COLS;
       R* dx_vecs = reinterpret_cast<R*>(dx_row + share.head);
@@ -199,47 +214,42 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
     else cur = next_row;
   }
 
-  // Stage 2: the block's partials summed by column (over the groups' slots of the same lane where
-  // every group owns the same columns; from column-indexed sums in shared memory where the
-  // groups' splits differ) and added into the workspace four columns to an atomic; the last block
-  // to arrive finishes.
-  float* dw_cols = partials + 2 * PER * V * THREADS;  // COLUMN_SUMS: zeroed before the row loop
-  float* db_cols = dw_cols + COLS;
-  __shared__ float2 loose_sums[SHIFTED ? 2 * V : 1];  // one group's loose columns, by loose index
-  if constexpr (COLUMN_SUMS) {
-    __syncthreads();  // and the zeros visible to every thread
+  // Stage 2: the block's partials summed by column, over the groups' slots (each group's split
+  // maps a column to its slot: with shifted rows the groups' heads differ) and added into the
+  // workspace four columns to an atomic.
+  if constexpr (REG_PARTIALS) {  // into this thread's slots, where stage 2 reads them
 #pragma unroll
-    for (int k = 0; k < PER; ++k) {
-      if (!held(k)) continue;
+    for (int k = 0; k < PER; ++k)
 #pragma unroll
       for (int j = 0; j < V; ++j) {
-        atomicAdd(&dw_cols[col_of(k) + j], dw_part[at(k, j, threadIdx.x)]);
-        atomicAdd(&db_cols[col_of(k) + j], db_part[at(k, j, threadIdx.x)]);
+        dw_part[at(k, j, threadIdx.x)] = dw_reg[k][j];
+        db_part[at(k, j, threadIdx.x)] = db_reg[k][j];
       }
-    }
-#pragma unroll
-    for (int q = 0; q < LOOSE; ++q) {
-      if (!share.has_loose(q)) continue;
-      atomicAdd(&dw_cols[share.loose_col(q)], dw_loose[q]);
-      atomicAdd(&db_cols[share.loose_col(q)], db_loose[q]);
-    }
-  } else if constexpr (SHIFTED) {
+  }
+  // Shifted rows: each group's split, and its loose columns' sums by loose index.
+  __shared__ int2 splits[SHIFTED ? GROUPS : 1];
+  __shared__ float2 loose_sums[SHIFTED ? GROUPS : 1][SHIFTED ? 2 * V : 1];
+  if constexpr (SHIFTED) {
+    if (lane == 0) splits[group] = make_int2(share.head, share.vecs);
 #pragma unroll
     for (int q = 0; q < LOOSE; ++q)
-      if (share.has_loose(q)) loose_sums[lane + q * ROW_THREADS] = make_float2(dw_loose[q], db_loose[q]);
+      if (share.has_loose(q)) loose_sums[group][lane + q * ROW_THREADS] = make_float2(dw_loose[q], db_loose[q]);
   }
-  __syncthreads();  // every slot (and column sum) written
+  __syncthreads();  // every slot written
   // Column c's sums: (dW, dB) of the whole block.
   const auto column_sums = [&](int c) -> float2 {
-    if constexpr (COLUMN_SUMS) return make_float2(dw_cols[c], db_cols[c]);
-    const int v = c - share.head;  // columns of whole vectors from the group's head (all groups')
-    if (SHIFTED && (v < 0 || v >= share.vecs * V)) {
-      return loose_sums[v < 0 ? c : share.head + (v - share.vecs * V)];  // GroupRow's loose order
-    }
-    const int vec = v / V, j = v % V, k = vec / ROW_THREADS, owner = vec % ROW_THREADS;
     float2 sum = make_float2(0, 0);
 #pragma unroll
     for (int g = 0; g < GROUPS; ++g) {
+      const int head = SHIFTED ? splits[g].x : 0, vecs = SHIFTED ? splits[g].y : VECS;
+      const int v = c - head;  // columns of whole vectors from the group's head
+      if (SHIFTED && (v < 0 || v >= vecs * V)) {
+        const float2 loose = loose_sums[g][v < 0 ? c : head + (v - vecs * V)];  // GroupRow's loose order
+        sum.x += loose.x;
+        sum.y += loose.y;
+        continue;
+      }
+      const int vec = v / V, j = v % V, k = vec / ROW_THREADS, owner = vec % ROW_THREADS;
       sum.x += dw_part[at(k, j, owner + g * ROW_THREADS)];
       sum.y += db_part[at(k, j, owner + g * ROW_THREADS)];
     }
@@ -249,67 +259,70 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
   // atomic (Hopper has vector atomics; the contention on the workspace grows with the blocks
   // times the columns, so four columns an atomic are a quarter of the operations). dB's half of
   // the workspace starts at DB_AT, rounded up to four columns, so that both halves stay 16-byte
-  // aligned whatever the row length; the last COLS % 4 columns go one at a time.
-  constexpr int DB_AT = (COLS + 3) / 4 * 4, WHOLE = COLS / 4 * 4;
-  for (int c0 = 4 * threadIdx.x; c0 < WHOLE; c0 += 4 * THREADS) {
-    float dw4[4], db4[4];
+  // aligned whatever the row length; the last COLS % 4 columns go one at a time, in the last
+  // stripe.
+  //
+  // The columns come in STRIPES of a quad (four columns) a thread, each with its own arrival
+  // counter: the block that adds a stripe last rounds that stripe into dW and dB, so the
+  // kernel's tail is one stripe's L2 round trip in several blocks at once, not every column in
+  // the one block that arrives last. A block adds all its stripes (each block starting at a
+  // different one, so that they do not all add into the same columns at once), waits once for
+  // its atomics to land, and then counts itself in at every stripe together.
+  constexpr int DB_AT = (COLS + 3) / 4 * 4, WHOLE = COLS / 4 * 4, QUADS = WHOLE / 4;
+  constexpr int STRIPES = QUADS > THREADS ? (QUADS + THREADS - 1) / THREADS : 1;
+#pragma unroll 1
+  for (int step = 0; step < STRIPES; ++step) {
+    const int q = (blockIdx.x + step) % STRIPES * THREADS + threadIdx.x;
+    if (q < QUADS) {
+      float dw4[4], db4[4];
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const float2 sum = column_sums(c0 + i);
-      dw4[i] = sum.x, db4[i] = sum.y;
+      for (int i = 0; i < 4; ++i) {
+        const float2 sum = column_sums(4 * q + i);
+        dw4[i] = sum.x, db4[i] = sum.y;
+      }
+      add_columns(acc + 4 * q, dw4);
+      add_columns(acc + DB_AT + 4 * q, db4);
     }
-    add_columns(acc + c0, dw4);
-    add_columns(acc + DB_AT + c0, db4);
   }
-  for (int c = WHOLE + threadIdx.x; c < COLS; c += THREADS) {
+  for (int c = WHOLE + threadIdx.x; c < COLS; c += THREADS) {  // the last stripe's loose columns
     const float2 sum = column_sums(c);
     atomicAdd(&acc[c], sum.x);
     atomicAdd(&acc[DB_AT + c], sum.y);
   }
-  __threadfence();  // this block's additions are visible before its arrival is counted
+  __threadfence();  // this block's additions are visible before its arrivals are counted
   __syncthreads();
-  __shared__ bool last;
-  if (threadIdx.x == 0) last = atomicAdd(arrivals, 1u) == gridDim.x - 1;
+  __shared__ bool last[STRIPES];
+  for (int stripe = threadIdx.x; stripe < STRIPES; stripe += THREADS)
+    last[stripe] = atomicAdd(&arrivals[stripe], 1u) == gridDim.x - 1;
   __syncthreads();
-  if (!last) return;
-  __threadfence();  // and every other block's before the last one reads them
-  // One block finishes while the others have left, so its loop is the kernel's tail: the sums are
-  // read four columns at a time from L2 (ld.cg: the atomics are there, not in this SM's L1), a
-  // batch of reads in flight before any write, rather than one L2 round trip a column and thread.
-  constexpr int QUADS = WHOLE / 4, BATCH = 4;
-  const float4 zero = make_float4(0, 0, 0, 0);
+  bool fenced = false;
 #pragma unroll 1
-  for (int base = threadIdx.x; base < QUADS; base += BATCH * THREADS) {
-    float4 sw[BATCH], sb[BATCH];
+  for (int stripe = 0; stripe < STRIPES; ++stripe) {
+    if (!last[stripe]) continue;
+    if (!fenced) __threadfence();  // every other block's additions before this one reads them
+    fenced = true;
+    const int q = stripe * THREADS + threadIdx.x;
+    if (q < QUADS) {  // from L2 (ld.cg: the atomics are there, not in this SM's L1)
+      const float4 sw = __ldcg(reinterpret_cast<const float4*>(acc) + q);
+      const float4 sb = __ldcg(reinterpret_cast<const float4*>(acc + DB_AT) + q);
+      const float w4[4] = {sw.x, sw.y, sw.z, sw.w}, b4[4] = {sb.x, sb.y, sb.z, sb.w};
 #pragma unroll
-    for (int u = 0; u < BATCH; ++u) {
-      const int q = base + u * THREADS;
-      if (q < QUADS) {
-        sw[u] = __ldcg(reinterpret_cast<const float4*>(acc) + q);
-        sb[u] = __ldcg(reinterpret_cast<const float4*>(acc + DB_AT) + q);
+      for (int i = 0; i < 4; ++i) {
+        dw[4 * q + i] = from_float<T>(w4[i]);
+        db[4 * q + i] = from_float<T>(b4[i]);
+      }
+      const float4 zero = make_float4(0, 0, 0, 0);
+      __stcg(reinterpret_cast<float4*>(acc) + q, zero);
+      __stcg(reinterpret_cast<float4*>(acc + DB_AT) + q, zero);
+    }
+    if (stripe == STRIPES - 1) {
+      for (int c = WHOLE + threadIdx.x; c < COLS; c += THREADS) {
+        dw[c] = from_float<T>(__ldcg(acc + c));
+        db[c] = from_float<T>(__ldcg(acc + DB_AT + c));
+        acc[c] = 0;
+        acc[DB_AT + c] = 0;
       }
     }
-#pragma unroll
-    for (int u = 0; u < BATCH; ++u) {
-      const int q = base + u * THREADS;
-      if (q < QUADS) {
-        const float w4[4] = {sw[u].x, sw[u].y, sw[u].z, sw[u].w}, b4[4] = {sb[u].x, sb[u].y, sb[u].z, sb[u].w};
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          dw[4 * q + i] = from_float<T>(w4[i]);
-          db[4 * q + i] = from_float<T>(b4[i]);
-        }
-        __stcg(reinterpret_cast<float4*>(acc) + q, zero);
-        __stcg(reinterpret_cast<float4*>(acc + DB_AT) + q, zero);
-      }
-    }
+    if (threadIdx.x == 0) arrivals[stripe] = 0;  // zero for the next launch
   }
-#pragma unroll 1
-  for (int c = WHOLE + threadIdx.x; c < COLS; c += THREADS) {
-    dw[c] = from_float<T>(__ldcg(acc + c));
-    db[c] = from_float<T>(__ldcg(acc + DB_AT + c));
-    acc[c] = 0;
-    acc[DB_AT + c] = 0;
-  }
-  if (threadIdx.x == 0) *arrivals = 0;
 }

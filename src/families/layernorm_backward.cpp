@@ -9,7 +9,8 @@
 // Kernel arguments: const T* X, const T* W, const T* dY, const float* mean, const float* rstd,
 // T* dX, T* dW, T* dB, float* acc (dW's sums then dB's, each half cols rounded up to a multiple
 // of 4 floats so both stay 16-byte aligned; zero at every launch and left zero),
-// unsigned* arrivals (zero at every launch and left zero), long long rows, int cols.
+// unsigned* arrivals (cols / 128 + 1 counters, one a stripe of columns; zero at every launch and
+// left zero), long long rows, int cols.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -52,7 +53,8 @@ class LayerNormBackwardWorkload : public Workload {
     dw_ = buffers_.add("dW", BufferRole::output, cols_ * e);
     db_ = buffers_.add("dB", BufferRole::output, cols_ * e);
     acc_ = buffers_.add("dW/dB accumulators", BufferRole::counters, 2 * ((cols_ + 3) / 4 * 4) * f);
-    arrivals_ = buffers_.add("arrival counter", BufferRole::counters, sizeof(unsigned));
+    // One counter a stripe of columns (a quad a thread: at most cdiv(cols / 4, 32) stripes).
+    arrivals_ = buffers_.add("arrival counters", BufferRole::counters, (cols_ / 128 + 1) * sizeof(unsigned));
     ref_dx_ = static_cast<float*>(buffers_.add("reference dX", BufferRole::reference, n * f));
     ref_dw_ = static_cast<float*>(buffers_.add("reference dW", BufferRole::reference, cols_ * f));
     ref_db_ = static_cast<float*>(buffers_.add("reference dB", BufferRole::reference, cols_ * f));
