@@ -5,7 +5,10 @@
 #  - the backward's GPU tests (every candidate of the default sweep against the reference on
 #    ragged shapes; the planted fault);
 #  - exhaustive sweeps at 4000 x 5001 and 8192 x 8192 fp16 of this kernel and of the kernel and
-#    config before (ab/, from `git show 6a6e94c:...`; pass AB=0 where ab/ is absent);
+#    config before (ab/, made on the development machine before the call:
+#      mkdir -p ab && git show 6a6e94c:kernels/layernorm_backward.cu > ab/layernorm_backward_old.cu
+#      git show 6a6e94c:configs/layernorm_backward.json > ab/layernorm_backward_old.json
+#    ; pass AB=0 where ab/ is absent);
 #  - suites/limits.json's backward problems tuned from an empty cache against the copy roof, with
 #    PyTorch eager and torch.compile and ncu's durations of the 4000 x 5001 winner
 #    (scripts/limits-gpu.sh).
