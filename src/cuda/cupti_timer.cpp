@@ -166,6 +166,14 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
         s.correlation_id = k->correlationId;
         s.stream_id = k->streamId;
         if (k->name) s.name = k->name;
+      } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+        s.kind = ActivitySpan::Kind::memcpy;
+        s.start_ns = m->start;
+        s.end_ns = m->end;
+        s.bytes = m->bytes;
+        s.correlation_id = m->correlationId;
+        s.stream_id = m->streamId;
       } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
         s.kind = ActivitySpan::Kind::memset;
@@ -269,10 +277,11 @@ CuptiKernelTimer::CuptiKernelTimer() {
     c.spans.clear();
     c.lost = 0;
   }
-  const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-                                      CUPTI_ACTIVITY_KIND_MEMSET};
-  const char* kind_names[] = {"CONCURRENT_KERNEL", "MEMSET"};
-  for (int i = 0; i < 2; ++i) {
+  // Copies too: the copy roof is a cudaMemcpyAsync, which leaves a memcpy record, not a kernel's.
+  const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMSET,
+                                      CUPTI_ACTIVITY_KIND_MEMCPY};
+  const char* kind_names[] = {"CONCURRENT_KERNEL", "MEMSET", "MEMCPY"};
+  for (int i = 0; i < 3; ++i) {
     CUptiResult r = api.enable(kinds[i]);
     if (r == CUPTI_SUCCESS) continue;
     for (int j = 0; j < i; ++j) warn(api, api.disable(kinds[j]), "cuptiActivityDisable");
@@ -293,6 +302,7 @@ CuptiKernelTimer::~CuptiKernelTimer() {
   const CuptiApi& api = *c.api.load();
   warn(api, api.disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "cuptiActivityDisable");
   warn(api, api.disable(CUPTI_ACTIVITY_KIND_MEMSET), "cuptiActivityDisable");
+  warn(api, api.disable(CUPTI_ACTIVITY_KIND_MEMCPY), "cuptiActivityDisable");
   {
     std::lock_guard lock(c.mutex);
     c.active = false;

@@ -16,7 +16,7 @@ void take_cupti_times(GpuContext& gpu, std::vector<double>& ms) {
     throw Error(fmt::format("CUPTI delivered {} samples for a batch of {}", kernel_times.size(), count));
   for (size_t i = 0; i < count; ++i) {
     const SampleTime& k = kernel_times[kernel_times.size() - count + i];
-    if (k.kernels == 0) throw Error("CUPTI saw no kernel in a timed sample");
+    if (!k.has_work()) throw Error("CUPTI saw no kernel or copy in a timed sample");
     ms[i] = k.busy_ms();
   }
 }

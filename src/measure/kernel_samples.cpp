@@ -28,10 +28,11 @@ std::vector<SampleTime> split_into_samples(std::vector<ActivitySpan> spans, uint
     if (samples.empty()) continue;  // before the first marker: not part of any sample
     SampleTime& t = samples.back();
     if (s.end_ns > s.start_ns) t.busy_ns += s.end_ns - s.start_ns;
-    if (s.kind == ActivitySpan::Kind::kernel)
-      ++t.kernels;
-    else
-      ++t.memsets;
+    switch (s.kind) {
+      case ActivitySpan::Kind::kernel: ++t.kernels; break;
+      case ActivitySpan::Kind::memcpy: ++t.copies; break;
+      case ActivitySpan::Kind::memset: ++t.memsets; break;
+    }
   }
   return samples;
 }

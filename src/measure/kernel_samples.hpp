@@ -4,8 +4,9 @@
 // over a sample's kernels, so ktune's numbers can be set beside a profiler's.
 //
 // The timing loop (gpu/timing_loop.cpp) enqueues per sample: L2-flush memset, start event, work
-// (one kernel, or several: cuBLAS may add a split-K reduction), end event. Events leave no
-// activity records, so the flush memsets are what mark where one sample ends and the next begins.
+// (one kernel, or several: cuBLAS may add a split-K reduction; or a copy: the copy roof is a
+// cudaMemcpyAsync), end event. Events leave no activity records, so the flush memsets are what
+// mark where one sample ends and the next begins.
 #pragma once
 
 #include <cstdint>
@@ -16,11 +17,11 @@ namespace ktune {
 
 // One activity record: what ran on the GPU and when (GPU timestamps, ns).
 struct ActivitySpan {
-  enum class Kind { kernel, memset };
+  enum class Kind { kernel, memset, memcpy };
   Kind kind = Kind::kernel;
   uint64_t start_ns = 0;
   uint64_t end_ns = 0;
-  uint64_t bytes = 0;           // memsets: bytes set
+  uint64_t bytes = 0;           // memsets: bytes set; memcpys: bytes copied
   uint32_t correlation_id = 0;  // ties the record to the API call that launched it
   uint32_t stream_id = 0;
   std::string name;             // kernels: the (mangled) kernel name
@@ -29,9 +30,11 @@ struct ActivitySpan {
 };
 
 struct SampleTime {
-  uint64_t busy_ns = 0;  // sum of (end - start) over the sample's kernels and non-marker memsets
+  uint64_t busy_ns = 0;  // sum of (end - start) over the sample's kernels, copies and non-marker memsets
   int kernels = 0;
+  int copies = 0;        // memcpys (the copy roof's cudaMemcpyAsync)
   int memsets = 0;       // memsets inside the work (not the marker), e.g. a zeroed output
+  bool has_work() const { return kernels + copies > 0; }
   double busy_ms() const { return static_cast<double>(busy_ns) * 1e-6; }
 };
 

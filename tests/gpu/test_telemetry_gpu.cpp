@@ -147,5 +147,33 @@ TEST(CuptiGpu, TimingLoopSamplesNoLongerThanTheirEvents) {
   }
 }
 
+// The copy roof is a cudaMemcpyAsync, whose sample holds a memcpy record and no kernel: the CUPTI
+// timer must time it (every family with a copy roof failed `--timer cupti` with "CUPTI saw no
+// kernel in a timed sample" before memcpy records were collected), and never longer than its events.
+TEST(CuptiGpu, TimingLoopTimesACopy) {
+  KTUNE_REQUIRE_GPU();
+  std::string why;
+  if (!cuda::cupti_available(&why)) GTEST_SKIP() << why;
+  GpuContext gpu(test::scratch_dir("cupti-copy"));
+  const size_t bytes = size_t{64} << 20;
+  cuda::DeviceBuffer src(bytes), dst(bytes);
+  KTUNE_CUDA(cudaMemsetAsync(src.get(), 1, bytes, gpu.stream()));
+  auto copy = [&] { KTUNE_CUDA(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, gpu.stream())); };
+  auto median = [&](const std::string& timer) {
+    TimingMethod method;
+    method.timer = timer;
+    gpu.set_timing(method);
+    PairedMeasurement m = measure_paired(gpu, copy, copy, 10, 0);
+    std::vector<double> all = m.a_ms;
+    all.insert(all.end(), m.b_ms.begin(), m.b_ms.end());
+    std::sort(all.begin(), all.end());
+    return all[all.size() / 2];
+  };
+  const double events = median("events"), cupti = median("cupti");
+  std::printf("copy of 64 MiB: cupti %.4f ms, events %.4f ms\n", cupti, events);
+  EXPECT_LE(cupti, events + 0.003);
+  EXPECT_GT(cupti, 0.5 * events);
+}
+
 }  // namespace
 }  // namespace ktune

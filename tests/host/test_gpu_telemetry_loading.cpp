@@ -250,6 +250,15 @@ ActivitySpan memset(uint64_t start, uint64_t end, uint64_t bytes = kFlushBytes) 
   return s;
 }
 
+ActivitySpan copy(uint64_t start, uint64_t end, uint64_t bytes) {
+  ActivitySpan s;
+  s.kind = ActivitySpan::Kind::memcpy;
+  s.start_ns = start;
+  s.end_ns = end;
+  s.bytes = bytes;
+  return s;
+}
+
 TEST(KernelSamples, OneKernelPerSample) {
   auto samples = split_into_samples(
       {memset(0, 50), kernel(60, 160), memset(200, 250), kernel(260, 390)}, kFlushBytes);
@@ -313,11 +322,27 @@ TEST(KernelSamples, AMemsetInsideTheWorkIsWorkNotABoundary) {
   EXPECT_EQ(split_into_samples({memset(0, 50), memset(60, 70, 2 << 20), kernel(80, 180)}, 0).size(), 2u);
 }
 
+TEST(KernelSamples, ACopyIsWork) {
+  // The copy roof is a cudaMemcpyAsync: its sample holds a memcpy record and no kernel, and must
+  // still count as timed (--timer cupti failed every family with a copy roof before).
+  auto samples = split_into_samples({memset(0, 50), copy(60, 260, 1 << 20), memset(300, 350), kernel(360, 460)},
+                                    kFlushBytes);
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].busy_ns, 200u);
+  EXPECT_EQ(samples[0].copies, 1);
+  EXPECT_EQ(samples[0].kernels, 0);
+  EXPECT_TRUE(samples[0].has_work());
+  EXPECT_TRUE(samples[1].has_work());
+  // A copy the size of the flush buffer is still a copy: only memsets mark samples.
+  EXPECT_EQ(split_into_samples({memset(0, 50), copy(60, 70, kFlushBytes)}, kFlushBytes).size(), 1u);
+}
+
 TEST(KernelSamples, ASampleWithoutKernelsKeepsItsPlace) {
   auto samples = split_into_samples({memset(0, 50), memset(100, 150), kernel(160, 200)}, kFlushBytes);
   ASSERT_EQ(samples.size(), 2u);
   EXPECT_EQ(samples[0].kernels, 0);
   EXPECT_EQ(samples[0].busy_ns, 0u);
+  EXPECT_FALSE(samples[0].has_work());
   EXPECT_EQ(samples[1].kernels, 1);
 }
 
