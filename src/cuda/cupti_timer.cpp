@@ -139,6 +139,18 @@ Collector& collector() {
   return *c;
 }
 
+// The fields every activity record with a span on the GPU has (kernels, copies, memsets).
+template <typename Record>
+ActivitySpan span_of(ActivitySpan::Kind kind, const Record& r) {
+  ActivitySpan s;
+  s.kind = kind;
+  s.start_ns = r.start;
+  s.end_ns = r.end;
+  s.correlation_id = r.correlationId;
+  s.stream_id = r.streamId;
+  return s;
+}
+
 void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
   *buffer = static_cast<uint8_t*>(std::aligned_alloc(ACTIVITY_RECORD_ALIGNMENT, kBufferBytes));
   *size = *buffer ? kBufferBytes : 0;  // no buffer: CUPTI drops records and counts them
@@ -160,28 +172,16 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
       if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
           record->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-        s.kind = ActivitySpan::Kind::kernel;
-        s.start_ns = k->start;
-        s.end_ns = k->end;
-        s.correlation_id = k->correlationId;
-        s.stream_id = k->streamId;
+        s = span_of(ActivitySpan::Kind::kernel, *k);
         if (k->name) s.name = k->name;
       } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-        s.kind = ActivitySpan::Kind::memcpy;
-        s.start_ns = m->start;
-        s.end_ns = m->end;
+        s = span_of(ActivitySpan::Kind::memcpy, *m);
         s.bytes = m->bytes;
-        s.correlation_id = m->correlationId;
-        s.stream_id = m->streamId;
       } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-        s.kind = ActivitySpan::Kind::memset;
-        s.start_ns = m->start;
-        s.end_ns = m->end;
+        s = span_of(ActivitySpan::Kind::memset, *m);
         s.bytes = m->bytes;
-        s.correlation_id = m->correlationId;
-        s.stream_id = m->streamId;
       } else {
         continue;
       }

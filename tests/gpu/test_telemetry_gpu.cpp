@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -115,6 +116,20 @@ TEST(CuptiGpu, OneSamplePerIterationNoLongerThanItsEvents) {
   EXPECT_GT(busy[kSamples / 2], 0.8 * event[kSamples / 2]);
 }
 
+// The median of `pairs` pairs of samples of `work` through the real timing loop, by `timer`.
+double timed_median(GpuContext& gpu, const std::function<void()>& work, const std::string& timer, double cooldown_ms,
+                    int pairs) {
+  TimingMethod method;
+  method.timer = timer;
+  method.cooldown_ms = cooldown_ms;
+  gpu.set_timing(method);
+  PairedMeasurement m = measure_paired(gpu, work, work, pairs, 0);
+  std::vector<double> all = m.a_ms;
+  all.insert(all.end(), m.b_ms.begin(), m.b_ms.end());
+  std::sort(all.begin(), all.end());
+  return all[all.size() / 2];
+}
+
 // Through the real timing loop: CUPTI's busy time of a sample can never exceed the events around
 // it (the kernels run between the two events), with the stream held per batch and with a
 // cooldown before every sample. A helper kernel counted as work (the hold kernel lands before a
@@ -129,18 +144,8 @@ TEST(CuptiGpu, TimingLoopSamplesNoLongerThanTheirEvents) {
   const long long cycles = static_cast<long long>(gpu.device().sm_clock_khz) * 30 / 1000;
   auto work = [&] { gpu.spin(cycles); };
   for (double cooldown_ms : {0.0, 1.0}) {
-    auto medians = [&](const std::string& timer) {
-      TimingMethod method;
-      method.timer = timer;
-      method.cooldown_ms = cooldown_ms;
-      gpu.set_timing(method);
-      PairedMeasurement m = measure_paired(gpu, work, work, 20, 0);
-      std::vector<double> all = m.a_ms;
-      all.insert(all.end(), m.b_ms.begin(), m.b_ms.end());
-      std::sort(all.begin(), all.end());
-      return all[all.size() / 2];
-    };
-    const double events = medians("events"), cupti = medians("cupti");
+    const double events = timed_median(gpu, work, "events", cooldown_ms, 20);
+    const double cupti = timed_median(gpu, work, "cupti", cooldown_ms, 20);
     std::printf("spin ~30 us, cooldown %.0f ms: cupti %.4f ms, events %.4f ms\n", cooldown_ms, cupti, events);
     EXPECT_LE(cupti, events + 0.003) << "cooldown " << cooldown_ms;
     EXPECT_GT(cupti, 0.5 * events) << "cooldown " << cooldown_ms;
@@ -159,17 +164,7 @@ TEST(CuptiGpu, TimingLoopTimesACopy) {
   cuda::DeviceBuffer src(bytes), dst(bytes);
   KTUNE_CUDA(cudaMemsetAsync(src.get(), 1, bytes, gpu.stream()));
   auto copy = [&] { KTUNE_CUDA(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, gpu.stream())); };
-  auto median = [&](const std::string& timer) {
-    TimingMethod method;
-    method.timer = timer;
-    gpu.set_timing(method);
-    PairedMeasurement m = measure_paired(gpu, copy, copy, 10, 0);
-    std::vector<double> all = m.a_ms;
-    all.insert(all.end(), m.b_ms.begin(), m.b_ms.end());
-    std::sort(all.begin(), all.end());
-    return all[all.size() / 2];
-  };
-  const double events = median("events"), cupti = median("cupti");
+  const double events = timed_median(gpu, copy, "events", 0, 10), cupti = timed_median(gpu, copy, "cupti", 0, 10);
   std::printf("copy of 64 MiB: cupti %.4f ms, events %.4f ms\n", cupti, events);
   EXPECT_LE(cupti, events + 0.003);
   EXPECT_GT(cupti, 0.5 * events);

@@ -232,31 +232,23 @@ TEST(GpuTelemetryJson, WrongShapesThrow) {
 
 constexpr uint64_t kFlushBytes = 100 << 20;
 
-ActivitySpan kernel(uint64_t start, uint64_t end, const char* name = "gemm") {
+ActivitySpan span(ActivitySpan::Kind kind, uint64_t start, uint64_t end, uint64_t bytes, const char* name = "") {
   ActivitySpan s;
-  s.kind = ActivitySpan::Kind::kernel;
+  s.kind = kind;
   s.start_ns = start;
   s.end_ns = end;
+  s.bytes = bytes;
   s.name = name;
   return s;
 }
-
-ActivitySpan memset(uint64_t start, uint64_t end, uint64_t bytes = kFlushBytes) {
-  ActivitySpan s;
-  s.kind = ActivitySpan::Kind::memset;
-  s.start_ns = start;
-  s.end_ns = end;
-  s.bytes = bytes;
-  return s;
+ActivitySpan kernel(uint64_t start, uint64_t end, const char* name = "gemm") {
+  return span(ActivitySpan::Kind::kernel, start, end, 0, name);
 }
-
+ActivitySpan memset(uint64_t start, uint64_t end, uint64_t bytes = kFlushBytes) {
+  return span(ActivitySpan::Kind::memset, start, end, bytes);
+}
 ActivitySpan copy(uint64_t start, uint64_t end, uint64_t bytes) {
-  ActivitySpan s;
-  s.kind = ActivitySpan::Kind::memcpy;
-  s.start_ns = start;
-  s.end_ns = end;
-  s.bytes = bytes;
-  return s;
+  return span(ActivitySpan::Kind::memcpy, start, end, bytes);
 }
 
 TEST(KernelSamples, OneKernelPerSample) {
