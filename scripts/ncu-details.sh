@@ -6,7 +6,9 @@
 # The problem is tuned first if the cache has no winner for it (outside ncu), then benched once
 # under ncu with --no-tune. KERNEL_REGEX picks the kernels profiled (default: any name with
 # softmax, _norm_, Norm or layer, which takes ktune's and cuDNN's kernels of those families and leaves
-# ktune's fill, flush and compare kernels out); LAUNCHES caps how many (default 4).
+# ktune's fill, flush and compare kernels out, but not the references whose names hold those words,
+# such as ktune_ref_layernorm_bwd_dx: pass '^ktune_layernorm_bwd' for the backward's candidate, or
+# '^[^k]' for the library's kernels alone); LAUNCHES caps how many (default 4).
 # NCU_SET picks the section set (default full; basic is quick).
 # Writes OUTDIR/NAME.ncu-rep and OUTDIR/NAME.txt (the details page as text).
 set -uo pipefail
