@@ -30,7 +30,7 @@
 
 #include "core/element.hpp"
 #include "cuda/check.hpp"
-#include "cuda/driver.hpp"
+#include "cuda/tensor_map.hpp"
 #include "families/family.hpp"
 #include "gpu/gpu_context.hpp"
 #include "quant/block_scaled.hpp"
@@ -114,23 +114,11 @@ void lt_set(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attribute,
   KTUNE_CUBLAS(cublasLtMatmulDescSetAttribute(desc, attribute, &value, sizeof value));
 }
 
-  // A rows x cols matrix, row- or column-major, as a 2-D tensor map (innermost dimension first).
+// A rows x cols matrix, row- or column-major, as a 2-D tensor map (innermost dimension first).
 void encode(CUtensorMap& map, const TensorMapSpec& t, void* base, const std::string& dtype, bool row_major,
             int64_t rows, int64_t cols) {
-  const int64_t eb = element_bytes(dtype);
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(row_major ? cols : rows),
-                              static_cast<cuuint64_t>(row_major ? rows : cols)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>((row_major ? cols : rows) * eb)};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(t.box[0]), static_cast<cuuint32_t>(t.box[1])};
-  const cuuint32_t element_strides[2] = {1, 1};
-  const CUtensorMapSwizzle swizzle = t.swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
-                                     : t.swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
-                                     : t.swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
-                                                       : CU_TENSOR_MAP_SWIZZLE_NONE;
-  KTUNE_CU(cuda::driver().tensor_map_encode_tiled(&map, tensor_map_type(dtype), 2, base, dims, strides, box,
-                                                  element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                                                  CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  map = row_major ? cuda::encode_matrix(t, base, tensor_map_type(dtype), element_bytes(dtype), rows, cols)
+                  : cuda::encode_matrix(t, base, tensor_map_type(dtype), element_bytes(dtype), cols, rows);
 }
 
 // Every gemm kernel's argument list (the header above) from the operands' device addresses.
