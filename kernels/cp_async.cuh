@@ -37,4 +37,12 @@ __device__ __forceinline__ void cp_async_wait() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
+// Arrives on the mbarrier at shared address `bar` once every cp.async this thread issued before it
+// has landed: how copies that no thread waits for announce a stage of an mbarrier ring. .noinc:
+// the arrival counts against the barrier's expected count, so its init must include one per
+// arriving thread.
+__device__ __forceinline__ void cp_async_arrive_noinc(unsigned bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+
 }  // namespace async_copy

@@ -2,7 +2,8 @@
 // 4-bit checkpoint in: A M x K and C M x N in bf16 or fp16, W N x K as e2m1 values in groups of 16
 // along K with an e4m3 scale each and one fp32 tensor scale (docs/formats.md, "nvfp4"; the same
 // layout `ktune quantize --format nvfp4` writes). The kernels dequantize on the way to the tensor
-// cores (kernels/gemv_nvfp4.cu).
+// cores: kernels/gemv_nvfp4.cu streams them for decode (M <= 16), kernels/gemm_nvfp4_wgmma.cu tiles
+// prefill (M >= 16) on Hopper's wgmma.
 //
 // Inputs: A ~ N(0,1) in the dtype; W drawn ~ N(0,1)/sqrt(K) in fp32 and quantized by the same
 // host code as `ktune quantize` (quant/block_scaled.hpp), so the outputs are about N(0,1). The
@@ -14,17 +15,20 @@
 //
 // Kernel arguments: const T* A, const unsigned char* W, const unsigned char* W_scales,
 // const float* tensor_scale, T* C, int M, int N, int K, then split-K's float* partials and
-// unsigned* arrivals (as gemm's).
+// unsigned* arrivals (as gemm's); A or W replaced by its TMA descriptor when the config names it in
+// "tensor_maps".
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
 
 #include "cuda/check.hpp"
+#include "cuda/tensor_map.hpp"
 #include "families/elementwise.hpp"
 #include "families/family.hpp"
 #include "gpu/copy_roof.hpp"
@@ -57,12 +61,24 @@ int64_t traffic_bytes(const Problem& p) {
 
 void nvfp4_arguments(const Problem& p, const std::map<std::string, void*>& operands,
                      const std::vector<TensorMapSpec>& tensor_maps, KernelArguments& out) {
-  if (!tensor_maps.empty()) throw Error("gemm_nvfp4 takes no tensor maps");
   const Shape s(p);
   for (const char* name : {"A", "W", "W_scales", "tensor_scale", "C"}) out.add_pointer(operand(operands, name, p));
   out.add(static_cast<int>(s.m));
   out.add(static_cast<int>(s.n));
   out.add(static_cast<int>(s.k));
+  // A or W replaced by its TMA descriptor where the config names it: A as M x K 16-bit elements,
+  // W as N rows of K/2 bytes.
+  for (const TensorMapSpec& t : tensor_maps) {
+    if (t.operand == "A") {
+      const CUtensorMapDataType type =
+          p.dtype == "bf16" ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+      out.set(0, cuda::encode_matrix(t, operand(operands, "A", p), type, 2, s.m, s.k));
+    } else if (t.operand == "W") {
+      out.set(1, cuda::encode_matrix(t, operand(operands, "W", p), CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, s.n, s.k / 2));
+    } else {
+      throw Error("gemm_nvfp4 has no operand " + t.operand + " to pass as a tensor map");
+    }
+  }
   out.add_pointer(operand(operands, "splitk_partials", p));
   out.add_pointer(operand(operands, "splitk_arrivals", p));
 }
@@ -195,7 +211,7 @@ class GemmNvfp4Family : public KernelFamily {
   std::string_view name() const override { return "gemm_nvfp4"; }
   std::string_view summary() const override {
     return "C = A * W^T with NVFP4 weights (e2m1, e4m3 scale per 16, fp32 tensor scale) and bf16/fp16 activations, "
-           "decode (M <= 16); baseline cuBLAS with 16-bit weights";
+           "decode (M <= 16) and prefill (Hopper); baseline cuBLAS with 16-bit weights";
   }
   ProblemSchema schema() const override {
     return {{{"M", "rows of A and C (tokens)", ""},
@@ -207,7 +223,10 @@ class GemmNvfp4Family : public KernelFamily {
   }
   // Decode streams the weights: judged by GB/s against the copy roof.
   Bound bound() const override { return Bound::memory; }
-  std::vector<std::string_view> default_configs() const override { return {"configs/gemm_nvfp4.json"}; }
+  std::vector<std::string_view> default_configs() const override {
+    return {"configs/gemm_nvfp4.json", "configs/gemm_nvfp4_wgmma.json"};
+  }
+  std::vector<std::string> tensor_map_operands() const override { return {"A", "W"}; }
   std::vector<std::string> context_names() const override {
     std::vector<std::string> names = {"M", "N", "K"};
     for (std::string& n : elementwise::device_context_names()) names.push_back(std::move(n));
@@ -280,10 +299,15 @@ class GemmNvfp4Family : public KernelFamily {
                         const std::vector<TensorMapSpec>& tensor_maps, KernelArguments& out) const override {
     nvfp4_arguments(p, operands, tensor_maps, out);
   }
-  std::vector<KernelParam> kernel_parameters(const Problem& p, const SweepConfig&) const override {
+  std::vector<KernelParam> kernel_parameters(const Problem& p, const SweepConfig& config) const override {
     const std::string t = element_name(p.dtype);
-    return {{"const " + t + "*", "A"},
-            {"const unsigned char*", "W"},
+    auto mapped = [&](const char* name) {
+      return std::any_of(config.tensor_maps.begin(), config.tensor_maps.end(),
+                         [&](const TensorMapExpr& m) { return m.operand == name; });
+    };
+    return {mapped("A") ? KernelParam{"CUtensorMap", "A (its TMA descriptor)"} : KernelParam{"const " + t + "*", "A"},
+            mapped("W") ? KernelParam{"CUtensorMap", "W (its TMA descriptor)"}
+                        : KernelParam{"const unsigned char*", "W"},
             {"const unsigned char*", "W_scales"},
             {"const float*", "tensor_scale"},
             {t + "*", "C"},

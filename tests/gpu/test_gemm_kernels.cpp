@@ -319,11 +319,14 @@ TEST(GemmKernels, WgmmaBlockScaledEveryCandidateAndOneScaleATensorRejected) {
   EXPECT_EQ(session.worker_restarts(), 0);
 }
 
-// NVFP4 weights (gemm_nvfp4): every candidate passes on shapes with a partial last row tile, a K
-// that is not whole 128-k chunks, activation rows that fill neither mma column tile, split-K over
-// long K, in both dtypes; and the same kernels with one part of the format misread (the tensor
-// scale ignored, the signs dropped, every group given its row's first scale) are rejected as
-// incorrect. cuBLAS on the dequantized weights passes the same check.
+// NVFP4 weights (gemm_nvfp4): every candidate of the decode config passes on shapes with a partial
+// last row tile, a K that is not whole 128-k chunks, activation rows that fill neither mma column
+// tile, split-K over long K, in both dtypes; every candidate of the prefill config (Hopper) on
+// shapes with partial token and weight-row tiles, an odd number of 64-k stages, and the fewest rows
+// it takes; and the same kernels with one part of the format misread (the tensor scale ignored,
+// the signs dropped in the shared decode, a group given another group's or row's scale, the wrong
+// byte of a word decoded) are rejected as incorrect. cuBLAS on the dequantized weights passes the
+// same check.
 
 // A few samples, enough to run and check a baseline (its time is not what is tested).
 StoppingRule quick_rule() {
@@ -348,26 +351,32 @@ std::string nvfp4_without_tensor_scale(std::string s) {
   return replace_once(s, "const float factor = *tensor_scale * D::EPILOGUE_FACTOR;",
                             "const float factor = D::EPILOGUE_FACTOR;");
 }
+// The kernel with nvfp4.cuh's text in place of its include, the signs dropped there.
 std::string nvfp4_without_signs(std::string s) {
-  return replace_once(s, "const unsigned sign = w << (12 - 4 * I);", "const unsigned sign = 0u;");
+  const std::string header(*find_embedded("kernels/nvfp4.cuh"));
+  return replace_once(s, "#include \"nvfp4.cuh\"",
+                      replace_once(header, "const unsigned sign = w << (12 - 4 * I);", "const unsigned sign = 0u;"));
 }
 std::string nvfp4_first_group_scale(std::string s) {
   return replace_once(s, "const unsigned s0 = scale[0][w / 2], s1 = scale[1][w / 2];",
                             "const unsigned s0 = scale[0][0], s1 = scale[1][0];");
 }
-TEST(GemmKernels, Nvfp4WeightsEveryCandidateAndMisreadFormatsRejected) {
-  KTUNE_REQUIRE_GPU();
-  auto dir = test::scratch_dir("gemm-nvfp4");
-  Session session(session_options(dir));
+std::string nvfp4_wgmma_other_rows_scale(std::string s) {
+  return replace_once(s, "f[step][2] = D::mul(decode_byte<T>(words[0][2 * step + 1], select), s0[j]);",
+                      "f[step][2] = D::mul(decode_byte<T>(words[0][2 * step + 1], select), s1[j]);");
+}
+std::string nvfp4_wgmma_wrong_byte(std::string s) {
+  return replace_once(s, "const unsigned select = 0x4440u | q;", "const unsigned select = 0x4440u | (q ^ 1);");
+}
+
+// Checks every candidate of `config_path` on `problems` (all must pass, at least `at_least` of
+// them), then the first four candidates of the first problem with each of `faults` planted (all
+// must be rejected as incorrect).
+void check_nvfp4_config(Session& session, NvrtcCompiler& compiler, const char* config_path,
+                        const std::vector<Problem>& problems, int at_least,
+                        const std::vector<std::string (*)(std::string)>& faults) {
   const KernelFamily& family = find_family("gemm_nvfp4");
-  NvrtcCompiler compiler(dir);
-  auto problem = [](int64_t m, int64_t n, int64_t k, const char* dtype) {
-    return Problem{"gemm_nvfp4", {{"M", m}, {"N", n}, {"K", k}}, dtype, {}};
-  };
-  const SweepConfig config =
-      parse_family_config(family, *find_embedded("configs/gemm_nvfp4.json"), "configs/gemm_nvfp4.json");
-  const std::vector<Problem> problems = {problem(1, 1000, 1056, "bf16"), problem(5, 264, 4128, "fp16"),
-                                         problem(11, 520, 2080, "bf16"), problem(16, 72, 14336, "fp16")};
+  const SweepConfig config = parse_family_config(family, *find_embedded(config_path), config_path);
   int checked = 0;
   for (size_t c = 0; c < problems.size(); ++c) {
     const std::vector<CandidateRecord> recs =
@@ -378,10 +387,8 @@ TEST(GemmKernels, Nvfp4WeightsEveryCandidateAndMisreadFormatsRejected) {
       ++checked;
     }
   }
-  EXPECT_GE(checked, 40);
-
-  // Planted: the first four candidates of the first problem with the format misread.
-  for (auto edit : {nvfp4_without_tensor_scale, nvfp4_without_signs, nvfp4_first_group_scale}) {
+  EXPECT_GE(checked, at_least) << config_path;
+  for (auto edit : faults) {
     int planted = 0;
     const std::vector<CandidateRecord> wrong = check_every_candidate(
         session, compiler, config, problems[0], 4000, nullptr, 0, [&](CandidateRecord&) { return planted++ < 4; }, edit);
@@ -389,9 +396,30 @@ TEST(GemmKernels, Nvfp4WeightsEveryCandidateAndMisreadFormatsRejected) {
     for (const CandidateRecord& r : wrong)
       EXPECT_EQ(r.disposition, Disposition::incorrect) << r.kernel_name << ": " << r.reason;
   }
+}
+
+TEST(GemmKernels, Nvfp4WeightsEveryCandidateAndMisreadFormatsRejected) {
+  KTUNE_REQUIRE_GPU();
+  auto dir = test::scratch_dir("gemm-nvfp4");
+  Session session(session_options(dir));
+  const KernelFamily& family = find_family("gemm_nvfp4");
+  NvrtcCompiler compiler(dir);
+  auto problem = [](int64_t m, int64_t n, int64_t k, const char* dtype) {
+    return Problem{"gemm_nvfp4", {{"M", m}, {"N", n}, {"K", k}}, dtype, {}};
+  };
+  check_nvfp4_config(session, compiler, "configs/gemm_nvfp4.json",
+                     {problem(1, 1000, 1056, "bf16"), problem(5, 264, 4128, "fp16"), problem(11, 520, 2080, "bf16"),
+                      problem(16, 72, 14336, "fp16")},
+                     40, {nvfp4_without_tensor_scale, nvfp4_without_signs, nvfp4_first_group_scale});
+  if (arch_facts(session.device()).arch == 90)
+    check_nvfp4_config(session, compiler, "configs/gemm_nvfp4_wgmma.json",
+                       {problem(300, 1000, 1088, "bf16"), problem(16, 200, 4096, "fp16"), problem(257, 136, 640, "fp16")},
+                       60,
+                       {nvfp4_without_tensor_scale, nvfp4_without_signs, nvfp4_wgmma_other_rows_scale,
+                        nvfp4_wgmma_wrong_byte});
 
   // The baseline: cuBLAS on the dequantized 16-bit weights, the tensor scale as alpha.
-  session.set_problem(problems[2], family.default_tolerance("bf16"), 4100);
+  session.set_problem(problem(11, 520, 2080, "bf16"), family.default_tolerance("bf16"), 4100);
   const StoppingRule rule = quick_rule();
   CandidateRecord ref = session.time_baselines(rule, 5).front();
   EXPECT_EQ(ref.disposition, Disposition::passed) << ref.reason;

@@ -1,6 +1,7 @@
 // gemm_nvfp4's host side: which problems it accepts (K whole 16-byte pieces of nibbles), what a
 // problem costs (4.5 bits a weight, not 16), the arguments a kernel must declare and a runtime
-// caller passes, and which shapes its decode config covers (M <= 16 only, said by the constraint).
+// caller passes, and which shapes its configs cover (decode M <= 16, said by the constraint;
+// prefill M >= 16 on Hopper).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -97,6 +98,32 @@ TEST(GemmNvfp4Family, DecodeConfigCoversUpToSixteenRowsAndSaysSoBeyond) {
     EXPECT_FALSE(c.valid);
     EXPECT_NE(c.invalid_reason.find("M <= 16"), std::string::npos) << c.invalid_reason;
   }
+}
+
+TEST(GemmNvfp4Family, PrefillConfigTakesSixteenRowsAndMoreOnHopperOnly) {
+  const KernelFamily& family = find_family("gemm_nvfp4");
+  const SweepConfig config = parse_family_config(family, *find_embedded("configs/gemm_nvfp4_wgmma.json"),
+                                                 "configs/gemm_nvfp4_wgmma.json");
+  auto valid = [&](const Problem& p, const char* arch) {
+    size_t n = 0;
+    for (const Candidate& c : enumerate(config, family.context(p, arch_facts_offline(arch)), family.placeholders(p)))
+      n += c.valid;
+    return n;
+  };
+  EXPECT_GT(valid(nvfp4(256, 4096, 4096), "sm_90a"), 10u);
+  EXPECT_GT(valid(nvfp4(4096, 14336, 4096, "fp16"), "sm_90a"), 10u);
+  EXPECT_GT(valid(nvfp4(16, 4096, 4096), "sm_90a"), 0u);
+  EXPECT_EQ(valid(nvfp4(8, 4096, 4096), "sm_90a"), 0u);      // decode: the streaming kernel's
+  EXPECT_EQ(valid(nvfp4(256, 4096, 4064), "sm_90a"), 0u);    // K not whole 64-k stages
+  EXPECT_EQ(valid(nvfp4(256, 4096, 4096), "sm_100a"), 0u);   // wgmma is sm_90a's alone
+  // Its kernels take A and W as TMA descriptors, the rest as the decode kernel does.
+  const std::vector<KernelParam> params = family.kernel_parameters(nvfp4(256, 4096, 4096), config);
+  ASSERT_EQ(params.size(), 10u);
+  EXPECT_EQ(params[0].type, "CUtensorMap");
+  EXPECT_EQ(params[1].type, "CUtensorMap");
+  EXPECT_EQ(params[2].type, "const unsigned char*");
+  EXPECT_EQ(params[4].type, "__nv_bfloat16*");
+  EXPECT_EQ(family.default_configs().size(), 2u);
 }
 
 }  // namespace
