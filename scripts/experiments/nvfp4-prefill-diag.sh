@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Where gemm_nvfp4_wgmma's time goes at one prefill shape (default 4096 x 4096 x 4096 bf16), in one
+# device call: ncu's speed-of-light, warp-state, scheduler and compute sections for the kernel in
+# the fixed configuration of ab/fixed.json, for cuBLAS's kernel beside it, and for the same kernel
+# with the decode left out (ab/nodecode.cu: the raw nibble words, masked, go to the tensor cores;
+# its answers are wrong, so ktune never times it and ncu's duration is the one reading), or any
+# other variant kept in ab/ (VARIANTS).
+#   scripts/experiments/nvfp4-prefill-diag.sh OUTDIR [KTUNE]      M, N, K from the environment
+# ab/ is git-ignored: carry it to the device (run's carry: ["ab"]).
+set -uo pipefail
+out=${1:?usage: scripts/experiments/nvfp4-prefill-diag.sh OUTDIR [KTUNE]}
+ktune=${2:-./build/ktune}
+M=${M:-4096} N=${N:-4096} K=${K:-4096}
+regex=${REGEX:-nvfp4_wgmma}  # nvjet for cuBLAS's kernel (it runs first: a regex for both profiles only it)
+mkdir -p "$out"
+sections=(--section SpeedOfLight --section WarpStateStats --section ComputeWorkloadAnalysis --section SchedulerStats
+          --section LaunchStats)
+# VARIANTS: "kernel" (kernels/gemm_nvfp4_wgmma.cu) and the names of ab/NAME.cu files.
+for variant in ${VARIANTS:-kernel nodecode}; do
+  kernel=kernels/gemm_nvfp4_wgmma.cu
+  [[ $variant != kernel ]] && kernel=ab/$variant.cu
+  ncu --target-processes all "${sections[@]}" --clock-control none --cache-control all \
+    -k "regex:$regex" --launch-count 2 -f -o "$out/$variant" \
+    "$ktune" gemm_nvfp4 --m "$M" --n "$N" --k "$K" --config ab/fixed.json --kernel "$kernel" --retune --no-hold \
+    --min-samples 2 --warmup-ms 0 --no-progress --out "$out/results" > "$out/$variant.log" 2>&1
+  echo "ncu $variant: exit $?"
+  ncu --import "$out/$variant.ncu-rep" --page details > "$out/$variant.txt" 2>&1
+  awk '/^  [a-zA-Z_].*\(/ {name=$1} /Duration/ {print "'"$variant"'", name, $0}' "$out/$variant.txt"
+done
