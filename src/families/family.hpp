@@ -127,6 +127,9 @@ class KernelFamily {
   virtual std::string_view summary() const = 0;  // one line for `ktune families`
   virtual ProblemSchema schema() const = 0;
   virtual Bound bound() const = 0;
+  // The same for one problem, where a family spans both regimes (gemm_nvfp4: decode streams the
+  // weights, prefill is a GEMM): the roof that problem's rates are judged against.
+  virtual Bound problem_bound(const Problem&) const { return bound(); }
   // Embedded sweep configs tuned together by default, e.g. {"configs/gemm_mma.json", ...}; the
   // ones a device is too old for are skipped.
   virtual std::vector<std::string_view> default_configs() const = 0;

@@ -221,8 +221,12 @@ class GemmNvfp4Family : public KernelFamily {
             {},
             "the activations' and C's type; W is always nvfp4"};
   }
-  // Decode streams the weights: judged by GB/s against the copy roof.
+  // Decode streams the weights: judged by GB/s against the copy roof. Prefill (more rows than the
+  // decode config takes) is a GEMM: TFLOPS.
   Bound bound() const override { return Bound::memory; }
+  Bound problem_bound(const Problem& p) const override {
+    return p.dims.count("M") && p.dims.at("M") > 16 ? Bound::compute : Bound::memory;
+  }
   std::vector<std::string_view> default_configs() const override {
     return {"configs/gemm_nvfp4.json", "configs/gemm_nvfp4_wgmma.json"};
   }

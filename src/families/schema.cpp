@@ -138,7 +138,7 @@ ConfigProblems config_problems(const SweepConfig& config, const std::vector<Bind
 
 Bound rate_bound(const Problem& p) {
   const KernelFamily* f = known_family(p.family);
-  return f ? f->bound() : Bound::compute;
+  return f ? f->problem_bound(p) : Bound::compute;
 }
 
 namespace {

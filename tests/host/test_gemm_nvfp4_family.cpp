@@ -49,6 +49,9 @@ TEST(GemmNvfp4Family, CostCountsFourAndAHalfBitsAWeight) {
   // A and C in bf16, the nibbles (half a byte each), an e4m3 scale per 16, the tensor scale.
   EXPECT_DOUBLE_EQ(c.min_bytes, 14336 * 2 + 4096.0 * 14336 / 2 + 4096.0 * 14336 / 16 + 4 + 4096 * 2);
   EXPECT_EQ(family.bound(), Bound::memory);
+  // Decode is judged in GB/s, prefill (a GEMM) in TFLOPS.
+  EXPECT_EQ(rate_unit(nvfp4(16, 4096, 4096)), "GB/s");
+  EXPECT_EQ(rate_unit(nvfp4(256, 4096, 4096)), "TFLOPS");
 }
 
 TEST(GemmNvfp4Family, ArgumentsAKernelDeclaresAndARuntimeCallerPasses) {

@@ -317,6 +317,21 @@ TEST(Report, ARateAboveItsRoofIsExplained) {
   EXPECT_TRUE(above_roof_note(build_report(l.run, l.results, high, kH100File.string())).empty());
 }
 
+// gemm_nvfp4's prefill rows (the committed H200 bench) are compute-bound and read in TFLOPS; the
+// copy roof timed beside them does none of their arithmetic, so its "TFLOPS" (FLOPs over a copy's
+// time, 9.5 times the roof at 4096 x 4096 x 14336) are no rate above a roof to explain.
+TEST(Report, ACopyRoofBesideAComputeBoundProblemIsNoRateAboveItsRoof) {
+  RunInfo run;
+  const std::vector<ProblemResult> results =
+      read_results(KTUNE_SOURCE_DIR "/results/h200/nvfp4-prefill-838c260/bench-nvfp4-prefill.json", &run);
+  Ceilings c = measured();
+  c.tflops = {{"fp16", 989}, {"bf16", 989}};  // the datasheet's dense 16-bit rate
+  c.copy_gbps = 4800;
+  const Report report = build_report(run, results, c, "bench-nvfp4-prefill.json");
+  EXPECT_EQ(common_rate_unit(report), "TFLOPS");
+  EXPECT_TRUE(above_roof_note(report).empty()) << above_roof_note(report);
+}
+
 TEST(Report, ColoursNeverRepeat) {
   std::set<std::string> seen;
   for (size_t i = 0; i < 200; ++i) EXPECT_TRUE(seen.insert(svg::color(i)).second) << i << " " << svg::color(i);
