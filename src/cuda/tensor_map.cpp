@@ -5,6 +5,13 @@
 
 namespace ktune::cuda {
 
+CUtensorMapDataType tensor_map_type(const std::string& dtype) {
+  if (dtype == "fp16") return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  if (dtype == "bf16") return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  if (dtype == "fp8") return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+  return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+}
+
 CUtensorMap encode_matrix(const TensorMapSpec& spec, void* base, CUtensorMapDataType type, int64_t element_bytes,
                           int64_t rows, int64_t cols) {
   CUtensorMap map{};

@@ -6,10 +6,15 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <string>
 
 #include "core/record.hpp"
 
 namespace ktune::cuda {
+
+// The element type a tensor map of a problem's dtype names: fp16, bf16, fp32, or fp8 copied as
+// plain bytes (TMA needs only the element size).
+CUtensorMapDataType tensor_map_type(const std::string& dtype);
 
 // `rows` x `cols` elements of `element_bytes` bytes at `base`, each row's `cols` elements
 // contiguous and the rows packed one after another, in the box and swizzle `spec` gives.

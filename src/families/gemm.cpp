@@ -55,14 +55,6 @@ cudaDataType_t cuda_type(const std::string& dtype) {
   return CUDA_R_32F;
 }
 
-// TMA copies fp8 as plain bytes: the tensor map only needs the element size.
-CUtensorMapDataType tensor_map_type(const std::string& dtype) {
-  if (dtype == "fp16") return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  if (dtype == "bf16") return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-  if (dtype == "fp8") return CU_TENSOR_MAP_DATA_TYPE_UINT8;
-  return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-}
-
 // Split-K's workspace, passed to every kernel after the scales (configs bound what a candidate may
 // use with the context names splitk_partial_bytes and splitk_counters): fp32 partial sums, and
 // per-tile arrival counters that are zero at every launch.
@@ -117,8 +109,8 @@ void lt_set(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attribute,
 // A rows x cols matrix, row- or column-major, as a 2-D tensor map (innermost dimension first).
 void encode(CUtensorMap& map, const TensorMapSpec& t, void* base, const std::string& dtype, bool row_major,
             int64_t rows, int64_t cols) {
-  map = row_major ? cuda::encode_matrix(t, base, tensor_map_type(dtype), element_bytes(dtype), rows, cols)
-                  : cuda::encode_matrix(t, base, tensor_map_type(dtype), element_bytes(dtype), cols, rows);
+  map = row_major ? cuda::encode_matrix(t, base, cuda::tensor_map_type(dtype), element_bytes(dtype), rows, cols)
+                  : cuda::encode_matrix(t, base, cuda::tensor_map_type(dtype), element_bytes(dtype), cols, rows);
 }
 
 // Every gemm kernel's argument list (the header above) from the operands' device addresses.

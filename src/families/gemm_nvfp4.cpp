@@ -70,9 +70,7 @@ void nvfp4_arguments(const Problem& p, const std::map<std::string, void*>& opera
   // W as N rows of K/2 bytes.
   for (const TensorMapSpec& t : tensor_maps) {
     if (t.operand == "A") {
-      const CUtensorMapDataType type =
-          p.dtype == "bf16" ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-      out.set(0, cuda::encode_matrix(t, operand(operands, "A", p), type, 2, s.m, s.k));
+      out.set(0, cuda::encode_matrix(t, operand(operands, "A", p), cuda::tensor_map_type(p.dtype), 2, s.m, s.k));
     } else if (t.operand == "W") {
       out.set(1, cuda::encode_matrix(t, operand(operands, "W", p), CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, s.n, s.k / 2));
     } else {
