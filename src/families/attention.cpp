@@ -289,12 +289,8 @@ class AttentionFamily : public KernelFamily {
   }
   std::vector<KernelParam> kernel_parameters(const Problem& p, const SweepConfig& config) const override {
     const std::string t = elementwise::element_name(p.dtype);
-    auto operand = [&](const char* name) -> KernelParam {
-      for (const TensorMapExpr& m : config.tensor_maps)
-        if (m.operand == name) return {"CUtensorMap", std::string(name) + " (its TMA descriptor)"};
-      return {"const " + t + "*", name};
-    };
-    return {operand("Q"),          operand("K"),          operand("V"),           {t + "*", "O"},
+    auto input = [&](const char* name) { return operand_parameter(config, name, "const " + t + "*"); };
+    return {input("Q"),            input("K"),            input("V"),             {t + "*", "O"},
             {"float*", "LSE"},     {"int", "batch"},      {"int", "heads"},       {"int", "kv_heads"},
             {"int", "seqlen_q"},   {"int", "seqlen_kv"},  {"float", "scale_log2"},
             {"float*", "partials", /*may_end_before=*/true},  // a kernel without split-KV may stop here

@@ -169,6 +169,9 @@ class KernelFamily {
 
 // operands.at(name) for kernel_arguments(), with an Error naming the family and what was given.
 void* operand(const std::map<std::string, void*>& operands, const std::string& name, const Problem& p);
+// The kernel parameter that takes operand `name`: its TMA descriptor where the config maps it,
+// else a pointer of `pointer_type` ("const __half*").
+KernelParam operand_parameter(const SweepConfig& config, const std::string& name, const std::string& pointer_type);
 
 const KernelFamily& find_family(std::string_view name);  // throws ConfigError naming the known ones
 std::vector<const KernelFamily*> all_families();  // built-in, then declared

@@ -448,16 +448,10 @@ class GemmFamily : public KernelFamily {
   }
   std::vector<KernelParam> kernel_parameters(const Problem& p, const SweepConfig& config) const override {
     const std::string in = element_name(p.dtype), out = element_name(out_dtype(p.dtype));
-    auto mapped = [&](const char* name) {
-      return std::any_of(config.tensor_maps.begin(), config.tensor_maps.end(),
-                         [&](const TensorMapExpr& m) { return m.operand == name; });
-    };
-    std::vector<KernelParam> params;
-    for (const char* name : {"A", "B"})
-      params.push_back(mapped(name) ? KernelParam{"CUtensorMap", std::string(name) + " (its TMA descriptor)"}
-                                    : KernelParam{"const " + in + "*", name});
-    params.insert(params.end(), {{out + "*", "C"}, {"int", "M"}, {"int", "N"}, {"int", "K"}});
-    if (mapped("C")) params.push_back({"CUtensorMap", "C (its TMA descriptor)"});
+    std::vector<KernelParam> params = {operand_parameter(config, "A", "const " + in + "*"),
+                                       operand_parameter(config, "B", "const " + in + "*"),
+                                       {out + "*", "C"}, {"int", "M"}, {"int", "N"}, {"int", "K"}};
+    if (config.maps_operand("C")) params.push_back({"CUtensorMap", "C (its TMA descriptor)"});
     // A kernel without per-tensor scales or split-K may end its list before them.
     params.insert(params.end(), {{"const float*", "scale_a", /*may_end_before=*/true},
                                  {"const float*", "scale_b"},

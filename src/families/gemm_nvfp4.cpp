@@ -303,13 +303,8 @@ class GemmNvfp4Family : public KernelFamily {
   }
   std::vector<KernelParam> kernel_parameters(const Problem& p, const SweepConfig& config) const override {
     const std::string t = element_name(p.dtype);
-    auto mapped = [&](const char* name) {
-      return std::any_of(config.tensor_maps.begin(), config.tensor_maps.end(),
-                         [&](const TensorMapExpr& m) { return m.operand == name; });
-    };
-    return {mapped("A") ? KernelParam{"CUtensorMap", "A (its TMA descriptor)"} : KernelParam{"const " + t + "*", "A"},
-            mapped("W") ? KernelParam{"CUtensorMap", "W (its TMA descriptor)"}
-                        : KernelParam{"const unsigned char*", "W"},
+    return {operand_parameter(config, "A", "const " + t + "*"),
+            operand_parameter(config, "W", "const unsigned char*"),
             {"const unsigned char*", "W_scales"},
             {"const float*", "tensor_scale"},
             {t + "*", "C"},

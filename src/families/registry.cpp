@@ -61,6 +61,11 @@ void* operand(const std::map<std::string, void*>& operands, const std::string& n
   return it->second;
 }
 
+KernelParam operand_parameter(const SweepConfig& config, const std::string& name, const std::string& pointer_type) {
+  if (config.maps_operand(name)) return {"CUtensorMap", name + " (its TMA descriptor)"};
+  return {pointer_type, name};
+}
+
 std::vector<const KernelFamily*> all_families() {
   std::vector<const KernelFamily*> out = built_in_families();
   Declared& d = declared();

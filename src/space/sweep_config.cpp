@@ -373,6 +373,11 @@ class ConfigParser : JsonDocument {
 
 }  // namespace
 
+bool SweepConfig::maps_operand(std::string_view operand) const {
+  return std::any_of(tensor_maps.begin(), tensor_maps.end(),
+                     [&](const TensorMapExpr& m) { return m.operand == operand; });
+}
+
 std::string arch_mismatch(const SweepConfig& config, int arch) {
   if (arch < config.min_arch) return fmt::format("needs sm_{} or newer", config.min_arch);
   if (config.max_arch != 0 && arch > config.max_arch)

@@ -46,6 +46,7 @@ struct SweepConfig {
   // and the operands' layouts decide which is faster). Only the search reads it.
   std::vector<std::pair<std::string, std::string>> exchanges;
   std::vector<TensorMapExpr> tensor_maps;
+  bool maps_operand(std::string_view operand) const;  // "tensor_maps" names it
   std::vector<Bindings> problems;
   std::vector<std::string> dtypes;
   // "options": {"layout": ["rr", "cr"]}: values of the family's problem options to sweep, in file
