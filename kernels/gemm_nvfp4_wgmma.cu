@@ -238,14 +238,19 @@ ktune_gemm_nvfp4_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_con
   // Chunk kc (in stage s, decoded into cur) onto the tensor cores; then the chunk before retired
   // and its stage released; then, while chunk kc runs, the next chunk decoded into nxt, the
   // registers the retired chunk read.
-  // The wgmma reads its A fragment's registers after issue, until the wait that retires it: the
-  // fence after that wait keeps the set's values live until then, so that the compiler gives
-  // none of those registers to other values meanwhile.
-  auto keep_until_here = [](unsigned (&f)[4][4]) {
+  // The wgmma reads its A fragment's registers after issue, until the wait that retires it, and
+  // ptxas does not know: it counts them free after the issue. A use after that wait keeps the
+  // set live until then. It must be an instruction ptxas keeps, so it is a store of the set that
+  // never runs (K is never negative); an empty asm binds nothing in ptxas, and with the decode
+  // moved before the wait the SASS gave the in-flight fragments to the decode's temporaries
+  // (results/h200/nvfp4-prefill-ab-531226f/: 235 of 296 such candidates wrong; with this store none).
+  const unsigned never_written = c_stage + consumer * C_STAGE;
+  auto keep_until_here = [&](unsigned (&f)[4][4]) {
 #pragma unroll
     for (int k16 = 0; k16 < 4; ++k16)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) asm volatile("" : "+r"(f[k16][r])::"memory");
+      asm volatile("{\n.reg .pred never;\nsetp.lt.s32 never, %5, 0;\n@never st.shared.v4.b32 [%4], {%0, %1, %2, %3};\n}\n"
+                   ::"r"(f[k16][0]), "r"(f[k16][1]), "r"(f[k16][2]), "r"(f[k16][3]), "r"(never_written), "r"(K)
+                   : "memory");
   };
   int kc_end = 0;
   auto step = [&](int kc, unsigned (&cur)[4][4], unsigned (&nxt)[4][4], unsigned (&old)[4][4]) {  // old: nxt's last reader's
