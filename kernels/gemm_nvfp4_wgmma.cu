@@ -26,14 +26,18 @@
 // word. The stage's decode runs while the stage before is on the tensor cores, into the other of
 // two register sets: wgmma_wait<1> first says the chunk that read them retired, freeing them and
 // its stage's shared memory. (Decoding before that wait, into a third set, so that two chunks
-// would be queued on the tensor cores meanwhile, gave wrong answers on most candidates and was
-// dropped; ncu at 4096^3 sees the tensor pipe 80% busy here, 88% with no decode at all.)
+// would be queued on the tensor cores meanwhile, was right once the fence below was a real
+// instruction, and slower: results/h200/nvfp4-prefill-ab-531226f. ncu at 4096^3 sees the tensor
+// pipe 80% busy here, 88% with no decode at all.)
 //
 // The grid is persistent: block b takes work units b, b + gridDim.x, ... (weight-row tiles
 // fastest, so the blocks at work share their activations in L2), and the producer runs on into a
 // block's next unit while its consumers store the last. A unit is a tile, or with SPLIT_K > 1 one
-// of its K slices (the slices of all tiles come after one another: split s of every tile, then
-// s + 1): each consumer thread writes its accumulators to the workspace in its own order, and the
+// of its K slices (the slices of all split tiles come after one another: split s of every tile,
+// then s + 1). TAIL 0 splits every tile; TAIL 1 takes the tiles of the whole waves whole and
+// splits only the last wave's few, so that the grid is busy in that wave too (1024 x 14336 in
+// 128 x 256 tiles: 448 tiles, 3.4 waves on 132 SMs). Each consumer thread writes its accumulators
+// to the workspace in its own order, and the
 // consumer that arrives last at its tile's counter adds every slice's, in slice order (the same
 // sum whatever the order of arrival), stores the tile and zeroes the counter for the next launch.
 // A consumer stores its 64 x BLOCK_T part of C^T through its own staging area in shared memory,
@@ -49,7 +53,8 @@
 //   BLOCK_T        tokens per block: wgmma's N (64, 128, 192 or 256).
 //   NUM_CONSUMERS  consumer warpgroups, 64 weight rows each (1 or 2).
 //   NUM_STAGES     64-k stages in the ring.
-//   SPLIT_K        K slices a tile is cut into (prefill shapes with fewer tiles than SMs).
+//   SPLIT_K        K slices a split tile is cut into.
+//   TAIL           0: every tile is split (fewer tiles than SMs); 1: only the last wave's.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -77,7 +82,7 @@ __device__ __forceinline__ __half to_out(__half*, float v) { return __float2half
 
 }  // namespace nvfp4_wgmma
 
-template <typename T, int BLOCK_T, int NUM_CONSUMERS, int NUM_STAGES, int SPLIT_K>
+template <typename T, int BLOCK_T, int NUM_CONSUMERS, int NUM_STAGES, int SPLIT_K, int TAIL = 0>
 __global__ void __launch_bounds__((NUM_CONSUMERS + 1) * 128, 1)
 ktune_gemm_nvfp4_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmW,
                        const unsigned char* __restrict__ W_scales, const float* __restrict__ tensor_scale,
@@ -105,15 +110,23 @@ ktune_gemm_nvfp4_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_con
   static_assert(NUM_STAGES >= 2 && 2 * 8 * NUM_STAGES + 8 <= SMEM_SLACK - 1024,
                 "NUM_STAGES: 2 or more, mbarriers and split-K flags in the slack");
   static_assert(SPLIT_K >= 1, "SPLIT_K >= 1");
+  static_assert(TAIL == 0 || (TAIL == 1 && SPLIT_K > 1), "TAIL: 0, or 1 with SPLIT_K > 1");
   static_assert(BLOCK_T / 2 + 80 <= CONSUMER_REGS, "accumulators do not fit the consumer's registers");
 
   const int tiles_n = (N + BLOCK_W - 1) / BLOCK_W, tiles = tiles_n * ((M + BLOCK_T - 1) / BLOCK_T);
-  const int units = tiles * SPLIT_K;
-  // Unit u: tile u % tiles, chunks [kc_begin, kc_end) of 64 k.
+  // Tiles [0, whole) are units of their own; the split tiles [whole, tiles) SPLIT_K units each.
+  const int whole = TAIL ? tiles / gridDim.x * gridDim.x : 0, split_tiles = tiles - whole;
+  const int units = whole + split_tiles * SPLIT_K;
+  // Unit u: a tile, its chunks [kc_begin, kc_end) of 64 k, and its slice (-1: the tile whole).
   const int per_split = (K / STAGE_K + SPLIT_K - 1) / SPLIT_K;
-  auto unit_range = [&](int u, int& tile, int& kc_begin, int& kc_end) {
-    tile = u % tiles;
-    kc_begin = u / tiles * per_split;
+  auto unit_range = [&](int u, int& tile, int& kc_begin, int& kc_end, int& slice) {
+    if (u < whole) {
+      tile = u, kc_begin = 0, kc_end = K / STAGE_K, slice = -1;
+      return;
+    }
+    tile = whole + (u - whole) % split_tiles;
+    slice = SPLIT_K > 1 ? (u - whole) / split_tiles : -1;
+    kc_begin = (slice < 0 ? 0 : slice) * per_split;
     kc_end = kc_begin + per_split < K / STAGE_K ? kc_begin + per_split : K / STAGE_K;
   };
 
@@ -156,8 +169,8 @@ ktune_gemm_nvfp4_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_con
       tma::prefetch_tensor_map(&tmA);
       tma::prefetch_tensor_map(&tmW);
       for (int u = blockIdx.x; u < units; u += gridDim.x) {
-        int tile, kc_begin, kc_end;
-        unit_range(u, tile, kc_begin, kc_end);
+        int tile, kc_begin, kc_end, slice;
+        unit_range(u, tile, kc_begin, kc_end, slice);
         const int n0 = tile % tiles_n * BLOCK_W, m0 = tile / tiles_n * BLOCK_T;
         for (int kc = kc_begin; kc < kc_end; ++kc) {
           mbar_wait(empty_bar + 8 * s, phase ^ 1);
@@ -172,8 +185,8 @@ ktune_gemm_nvfp4_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_con
       // Rows past N copy the last row's scales: their outputs are never stored.
       const long long s_ld = K / 16;
       for (int u = blockIdx.x; u < units; u += gridDim.x) {
-        int tile, kc_begin, kc_end;
-        unit_range(u, tile, kc_begin, kc_end);
+        int tile, kc_begin, kc_end, slice;
+        unit_range(u, tile, kc_begin, kc_end, slice);
         const int n0 = tile % tiles_n * BLOCK_W;
         for (int kc = kc_begin; kc < kc_end; ++kc) {
           mbar_wait(empty_bar + 8 * s, phase ^ 1);
@@ -277,8 +290,8 @@ ktune_gemm_nvfp4_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_con
   T* const staged = reinterpret_cast<T*>(base_ptr + (c_stage - base) + consumer * C_STAGE);
   const int tid = threadIdx.x % 128;
   for (int u = blockIdx.x; u < units; u += gridDim.x) {
-    int tile, kc_begin;
-    unit_range(u, tile, kc_begin, kc_end);
+    int tile, kc_begin, slice;
+    unit_range(u, tile, kc_begin, kc_end, slice);
     const int n0 = tile % tiles_n * BLOCK_W, m0 = tile / tiles_n * BLOCK_T;
 #pragma unroll
     for (int i = 0; i < BLOCK_T / 2; ++i) d[i] = 0.f;
@@ -295,13 +308,13 @@ ktune_gemm_nvfp4_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_con
       prev = -1;
     }
 
-    if constexpr (SPLIT_K > 1) {
-      // Slice u / tiles of this consumer's part of the tile, in this thread's own order.
+    if (SPLIT_K > 1 && slice >= 0) {
+      // This slice of this consumer's part of the tile, in this thread's own order.
       constexpr int PART = BLOCK_T / 2 * 128;
-      const long long slice = (static_cast<long long>(tile) * NUM_CONSUMERS + consumer) * PART + tid;
-      const long long split_stride = static_cast<long long>(tiles) * NUM_CONSUMERS * PART;
+      const long long part = (static_cast<long long>(tile - whole) * NUM_CONSUMERS + consumer) * PART + tid;
+      const long long split_stride = static_cast<long long>(split_tiles) * NUM_CONSUMERS * PART;
 #pragma unroll
-      for (int i = 0; i < BLOCK_T / 2; ++i) __stcg(partials + u / tiles * split_stride + slice + i * 128, d[i]);
+      for (int i = 0; i < BLOCK_T / 2; ++i) __stcg(partials + slice * split_stride + part + i * 128, d[i]);
       __threadfence();  // this thread's partials are visible device-wide before the arrival counts
       tma::named_barrier_sync(1 + consumer, 128);
       unsigned* const counter = arrivals + tile * NUM_CONSUMERS + consumer;
@@ -314,7 +327,7 @@ ktune_gemm_nvfp4_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_con
       for (int i = 0; i < BLOCK_T / 2; ++i) d[i] = 0.f;
       for (int sp = 0; sp < SPLIT_K; ++sp)
 #pragma unroll
-        for (int i = 0; i < BLOCK_T / 2; ++i) d[i] += __ldcg(partials + sp * split_stride + slice + i * 128);
+        for (int i = 0; i < BLOCK_T / 2; ++i) d[i] += __ldcg(partials + sp * split_stride + part + i * 128);
       if (tid == 0) *counter = 0u;  // ready for the next launch
     }
 

@@ -129,5 +129,30 @@ TEST(GemmNvfp4Family, PrefillConfigTakesSixteenRowsAndMoreOnHopperOnly) {
   EXPECT_EQ(family.default_configs().size(), 2u);
 }
 
+// TAIL 1 (split only the tiles past the last whole wave) is offered where a partial last wave
+// leaves SMs idle and its split units still fit in one wave, and nowhere else: 1024 x 14336 in
+// 128 x 256 tiles is 448 tiles on 132 SMs (52 past three waves, 104 units split in two); 4096 x
+// 4096 in 128 x 256 tiles is 512 tiles (116 past, too many to split); 256 x 4096 is 32 tiles
+// (fewer than SMs: every tile is split, TAIL 0).
+TEST(GemmNvfp4Family, TailSplitOnlyWhereTheLastWaveHasRoom) {
+  const KernelFamily& family = find_family("gemm_nvfp4");
+  const SweepConfig config = parse_family_config(family, *find_embedded("configs/gemm_nvfp4_wgmma.json"),
+                                                 "configs/gemm_nvfp4_wgmma.json");
+  auto tail_split = [&](const Problem& p, int64_t block_t, int64_t split_k) {
+    for (const Candidate& c : enumerate(config, family.context(p, arch_facts_offline("sm_90a")), family.placeholders(p)))
+      if (c.valid && c.params.at("TAIL") == 1 && c.params.at("BLOCK_T") == block_t &&
+          c.params.at("NUM_CONSUMERS") == 2 && c.params.at("SPLIT_K") == split_k) {
+        EXPECT_EQ(c.bindings.at("WHOLE"), 396) << describe(p);  // three waves of 132
+        EXPECT_EQ(c.launch.grid[0], 132);
+        return true;
+      }
+    return false;
+  };
+  EXPECT_TRUE(tail_split(nvfp4(1024, 14336, 4096), 256, 2));
+  EXPECT_FALSE(tail_split(nvfp4(1024, 14336, 4096), 256, 4));  // 208 split units: a fifth wave
+  EXPECT_FALSE(tail_split(nvfp4(4096, 4096, 4096), 256, 2));
+  EXPECT_FALSE(tail_split(nvfp4(256, 4096, 4096), 256, 2));
+}
+
 }  // namespace
 }  // namespace ktune
