@@ -22,7 +22,9 @@
 # KTUNE_GPU_TESTS_DEVICE=N runs the tests stage on GPU N in the background while the other stages
 # run (give those the other GPUs: KTUNE_BENCH_ARGS="--gpus 0").
 # The GPU machine has no GoogleTest package: copy Debian's sources to .deps/googletest and carry
-# that folder (cp -r /usr/src/googletest .deps/).
+# that folder (cp -r /usr/src/googletest .deps/). To run binaries built on the development machine
+# instead, scripts/pack-binaries.sh packs them small enough for the copy's size limit. On an H200
+# the whole GPU test suite runs longer than one 600 s call: split it with --gtest_filter.
 set -uo pipefail
 out=${1:?usage: scripts/gpu-check.sh OUTDIR}
 shift

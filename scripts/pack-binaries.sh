@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Packs the binaries built here for a device call whose copy of the tree has a size limit (the
+# lent GPU machines take 64 MiB: the tracked tree with results/ was 55 MiB of it on 2026-11-28,
+# and ktune plus its GPU tests built with cudnn-frontend are 12 MB more even stripped). Strips
+# copies of build/ktune and build/ktune_gpu_tests and writes them xz-compressed to
+# .carry/bin.tar.xz (2.2 MiB then; .carry/ is git-ignored). On the device: carry [".carry"], then
+#   tar -xJf .carry/bin.tar.xz      # build/ktune and build/ktune_gpu_tests, as built here
+#   scripts/pack-binaries.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+staging=$(mktemp -d)
+trap 'rm -rf "$staging"' EXIT
+mkdir -p "$staging/build" .carry
+for binary in ktune ktune_gpu_tests; do
+  [[ -x build/$binary ]] || { echo "pack-binaries: build/$binary is missing: build first (scripts/setup.sh)" >&2; exit 2; }
+  cp "build/$binary" "$staging/build/" && strip "$staging/build/$binary"
+done
+tar -cJf .carry/bin.tar.xz -C "$staging" build
+echo "pack-binaries: .carry/bin.tar.xz, $(du -k .carry/bin.tar.xz | cut -f1) KiB"
