@@ -144,7 +144,13 @@
 // scales serves both. A k tile is exactly one k block (BLOCK_K = 128 fp8), so each consumer runs
 // the tile's wgmma into a second set of accumulators that starts at zero, waits for them, and adds
 // them to its sums times the row's and the column block's scales. The wait idles this warpgroup's
-// tensor work; the other consumer (NUM_CONSUMERS 2) or block (BLOCKS_PER_SM 2) fills it.
+// tensor work; the other consumer (NUM_CONSUMERS 2) or block (BLOCKS_PER_SM 2) fills it, as
+// long as the consumer's own work between its wait and its next wgmma is short. So the scales
+// come with the stage, into a ring of their own in shared memory (copied with cp.async by the
+// producer warpgroup's warp 1, or with the copying producer's stage), and the consumer reads
+// them from there while its wgmma run: loading them from global memory itself, a k tile ahead,
+// put 30 instructions of addressing and a wait for the loads between the wait and the next
+// wgmma (ncu's per-instruction stalls at 4096 x 4096 x 7168 on an H200).
 // Adding a tile's sums in while the next tile's wgmma run (wgmma.wait_group 1, two sets of sums)
 // was tried: ptxas then serializes the wgmma (C7514), as for any read of accumulators while a
 // group is pending, so the sums are added after wait_group 0, as DeepGEMM and CUTLASS do.
@@ -215,6 +221,11 @@ __device__ __forceinline__ void stmatrix_x4(unsigned addr, unsigned r0, unsigned
 }
 __device__ __forceinline__ void st_shared_v2(unsigned addr, float x, float y) {
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(x), "f"(y) : "memory");
+}
+__device__ __forceinline__ float ld_shared_f32(unsigned addr) {
+  float v;
+  asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(addr) : "memory");
+  return v;
 }
 __device__ __forceinline__ float4 ld_shared_v4(unsigned addr) {
   float4 v;
@@ -497,6 +508,12 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
   constexpr int RAW_STAGE = TRANS_B ? B_STAGE : 0;
   constexpr int TRANSPOSER_WARPS = TRANSPOSES ? 3 : 0;
   constexpr bool COPIED = Operands::copied;  // the producer warpgroup copies the operands itself
+  // Block scales go through shared memory a stage at a time, beside the operands: A's for the
+  // CTA's BLOCK_M rows, then B's for the tile's column blocks (NSB, at most 2), padded to 16 bytes.
+  // The copying producer copies them with its stage; a TMA producer has warp 1 copy them.
+  constexpr int NSB = BLOCK_N > 128 ? BLOCK_N / 128 : 1;  // B scale blocks across the tile
+  constexpr int SCALE_STAGE = BLOCK_SCALED ? BLOCK_M + 4 : 0;  // floats a stage
+  constexpr bool SCALE_WARP = BLOCK_SCALED && !COPIED;
   // Registers: __launch_bounds__ caps each thread at ENTRY_REGS (the register file split over
   // the blocks, in steps of 8); setmaxnreg then moves the producer's share to the consumers,
   // within the block's allocation. configs/gemm_wgmma.json restates these three.
@@ -505,7 +522,8 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
   // A transposing producer holds a 4x4 block and its addresses: with 56 registers ptxas spilled
   // most split-K and stream-K TF32 candidates (their warps share the kernel's code paths). A
   // copying one holds its pieces' addresses; 64 as well.
-  constexpr int PRODUCER_REGS = TRANSPOSES || COPIED ? 64 : BLOCKS_PER_SM == 1 ? 40 : 24;
+  // The scale warp walks the work as the TMA thread does, with the scale pointers beside: 40.
+  constexpr int PRODUCER_REGS = TRANSPOSES || COPIED ? 64 : BLOCKS_PER_SM == 1 || SCALE_WARP ? 40 : 24;
   constexpr int CONSUMER_REGS =
       imin(240, (ENTRY_REGS * (NUM_CONSUMERS + 1) - PRODUCER_REGS) / NUM_CONSUMERS / 8 * 8);
   constexpr int B_SLICE = BLOCK_N / CLUSTER_M;     // columns of the B tile this CTA fetches
@@ -552,24 +570,45 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
 
   // Shared layout from the first 1024-byte boundary: NUM_STAGES A tiles, NUM_STAGES B tiles, the
   // raw ring of transposed operands (RAW_STAGE bytes a stage: A's, then B's), the C staging
-  // memory (EPILOGUE 1, 2), then NUM_STAGES "full", "empty" and "raw full" mbarriers.
+  // memory (EPILOGUE 1, 2), the block scales' ring (SCALE_STAGE floats a stage), then NUM_STAGES
+  // "full", "empty" and "raw full" mbarriers.
   extern __shared__ __align__(1024) unsigned char smem[];
-  const unsigned a_tiles = (smem_addr(smem) + SWIZZLE_ATOM - 1) & ~unsigned(SWIZZLE_ATOM - 1);
+  // With block scales, through a shuffle: ptxas then keeps the base (and the barriers' and
+  // descriptors' addresses built from it) in registers, where otherwise it rebuilt them from the
+  // CTA's cluster id at the top of every k tile, between the promotion and the next wgmma.
+  const unsigned smem_base = (smem_addr(smem) + SWIZZLE_ATOM - 1) & ~unsigned(SWIZZLE_ATOM - 1);
+  const unsigned a_tiles = BLOCK_SCALED ? __shfl_sync(0xffffffffu, smem_base, 0) : smem_base;
   const unsigned b_tiles = a_tiles + NUM_STAGES * A_STAGE;
   const unsigned raw_tiles = b_tiles + NUM_STAGES * B_STAGE;
   const unsigned c_tile = raw_tiles + NUM_STAGES * RAW_STAGE;
-  const unsigned full_bar = c_tile + (EPILOGUE != 0) * NUM_CONSUMERS * C_WG_TILE;
+  const unsigned scale_ring = c_tile + (EPILOGUE != 0) * NUM_CONSUMERS * C_WG_TILE;
+  const unsigned full_bar = scale_ring + NUM_STAGES * SCALE_STAGE * 4;
   const unsigned empty_bar = full_bar + 8 * NUM_STAGES;
   const unsigned raw_bar = empty_bar + 8 * NUM_STAGES;
   const unsigned last_flag = raw_bar + 8 * NUM_STAGES;  // per consumer: split-K's last arrival
   const int k_tiles = cdiv(K, BLOCK_K);
   // This cluster's work (WorkWalk): every role of the CTA walks the same sequence.
   const WorkWalk<SPLIT_K, STREAM_K> work_begin(cluster, clusters, tiles, k_tiles);
+  // Block scales: one per 128 of K for each row of A (scale_a[kb * M + row]) and each 128 x 128
+  // block of B (scale_b[nb * SB_LD + kb], rows of SB_LD = the k blocks rounded up to 4): the
+  // layouts cuBLASLt's VEC128_32F and BLK128x128_32F read. A k tile is one k block. Thread t of
+  // `threads` copies its share of k tile kt's scales for the CTA's rows from m0 and the tile's
+  // column blocks from n0 into stage s of the ring (rows past M and blocks past N repeat the last).
+  const int n_blocks = cdiv(N, 128), sb_ld = (cdiv(K, 128) + 3) / 4 * 4;
+  const auto copy_scales = [&](int s, int kt, int m0, int n0, int t, int threads) {
+#pragma unroll 1  // unrolled, the scale warp's addresses outgrow its 40 registers and spill
+    for (int i = t; i < BLOCK_M + NSB; i += threads) {
+      const float* src = i < BLOCK_M ? scale_a + static_cast<long long>(kt) * M + imin(m0 + i, M - 1)
+                                     : scale_b + static_cast<long long>(imin(n0 / 128 + i - BLOCK_M, n_blocks - 1)) * sb_ld + kt;
+      async_copy::cp_async_ca<4, 1>(scale_ring + (s * SCALE_STAGE + i) * 4, src, 4);
+    }
+  };
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < NUM_STAGES; ++s) {
-      // The producer's arrival and each transposer warp's, or each copying warp's.
-      mbar_init(full_bar + 8 * s, COPIED ? 4 : 1 + TRANSPOSER_WARPS);
+      // The producer's arrival and each transposer warp's, or each copying warp's; with block
+      // scales, each thread of the scale warp's as its copies land.
+      mbar_init(full_bar + 8 * s, COPIED ? 4 : 1 + TRANSPOSER_WARPS + (SCALE_WARP ? 32 : 0));
       mbar_init(empty_bar + 8 * s, CLUSTER_M * NUM_CONSUMERS * 4);  // each consumer warp
       mbar_init(raw_bar + 8 * s, 1);                      // the producer's expect_tx arrival
     }
@@ -624,6 +663,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
           else  // rows of B along N, K contiguous (ldb = K)
             copy_tile<BLOCK_N, SWIZZLE_ROW>(b_tiles + s * B_STAGE, b + (static_cast<long long>(n0) * K + k0) * E,
                                             static_cast<long long>(K) * E, N - n0, (K - k0) * E, tid);
+          if constexpr (BLOCK_SCALED) copy_scales(s, kt, m0, n0, tid, 128);
           asm volatile("cp.async.commit_group;\n" ::: "memory");
           if (++issued > LAG) {
             async_copy::cp_async_wait<LAG, 1>();
@@ -696,6 +736,28 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
           }
         }
       }
+    } else if (SCALE_WARP && threadIdx.x >= 32 && threadIdx.x < 64) {
+      // ---- scale warp (warp 1): each stage's block scales, copied with cp.async, each thread
+      // arriving on the stage's "full" barrier once its copies land; it runs ahead of the
+      // consumers as the TMA thread does, so the scales' latency is off their path.
+      int s = 0;
+      unsigned phase = 0;
+      WorkWalk<SPLIT_K, STREAM_K> work = work_begin;
+      int tile, kt_begin, kt_end;
+      while (work.next(tile, kt_begin, kt_end)) {
+        const KtuneTile t = ktune_grouped_tile(tile, tiles_m, tiles_n, GROUP_M);
+        const int m0 = (t.m * CLUSTER_M + rank) * BLOCK_M, n0 = t.n * BLOCK_N;
+        for (int kt = kt_begin; kt < kt_end; ++kt) {
+          mbar_wait(empty_bar + 8 * s, phase ^ 1);
+          copy_scales(s, kt, m0, n0, threadIdx.x - 32, 32);
+          async_copy::cp_async_arrive_noinc(full_bar + 8 * s);
+          if (++s == NUM_STAGES) {
+            s = 0;
+            phase ^= 1;
+          }
+        }
+      }
+      async_copy::cp_async_wait<0, 1>();
     } else if (TRANSPOSES && threadIdx.x >= 32) {
       // ---- transposers (warps 1-3): each raw stage, rewritten K-major into the operand ring ----
       const int t = threadIdx.x - 32;
@@ -730,11 +792,6 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
     if (store_leader) prefetch_tensor_map(tmC);
     float scale = 1.f;
     if constexpr (KIND == Kind::e4m3 && !BLOCK_SCALED) scale = *scale_a * *scale_b;
-    // Block scales: one per 128 of K for each row of A (scale_a[kb * M + row]) and each 128 x 128
-    // block of B (scale_b[nb * SB_LD + kb], rows of SB_LD = the k blocks rounded up to 4): the
-    // layouts cuBLASLt's VEC128_32F and BLK128x128_32F read. A k tile is one k block.
-    constexpr int NSB = BLOCK_N > 128 ? BLOCK_N / 128 : 1;  // B scale blocks across the tile
-    const int n_blocks = cdiv(N, 128), sb_ld = (cdiv(K, 128) + 3) / 4 * 4;
 
     // Descriptors of stage 0, k-step 0, this consumer's first m64 slice. K-major tiles are rows
     // of 128 bytes (8-row groups 1024 bytes apart) and a k-step moves 32 bytes along the row;
@@ -758,10 +815,25 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
     };
 
     float acc[MI][ACC];
-    // Block scales (unused, so no registers, without them): a k tile's sums, the scales they are
-    // added in with, and the next k tile's, loading meanwhile.
+    // Block scales (unused, so no registers, without them): a k tile's sums and the scales they
+    // are added in with, read from the stage's slot of the scale ring (this thread's rows' A
+    // scales at a_scale_at, the column blocks' B scales after the CTA's BLOCK_M rows).
     float part[MI][ACC];
-    float sa[MI][2], sb[NSB], sa_next[MI][2], sb_next[NSB];
+    float sa[MI][2], sb[NSB];
+    unsigned a_scale_at[MI][2];
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) a_scale_at[mi][h] = scale_ring + 4 * (consumer * WG_M + acc_row(mi, h));
+    const auto read_scales = [&](int stage) {
+      const unsigned slot = stage * SCALE_STAGE * 4;
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) sa[mi][h] = ld_shared_f32(a_scale_at[mi][h] + slot);
+#pragma unroll
+      for (int q = 0; q < NSB; ++q) sb[q] = ld_shared_f32(scale_ring + slot + 4 * (BLOCK_M + q));
+    };
     int s = 0;
     unsigned phase = 0;
     WorkWalk<SPLIT_K, STREAM_K> work = work_begin;
@@ -786,22 +858,9 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
         }
       };
       int prev = -1;  // the stage of the k tile before, not yet released
-      // Block scales: k tile kt's scales for this consumer's rows and the tile's column blocks;
-      // its wgmma into `part`, starting from zero; and `part` added to acc times the scales.
-      // The lambdas use `part` and the scales as captured: handing them in as array references
-      // measured 15-30% slower at 4096 x 4096 x 7168 (results/h100/blockscaled-fp8).
-      auto load_scales = [&](int kt, float (&a)[MI][2], float (&b)[NSB]) {
-#pragma unroll
-        for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-          for (int h = 0; h < 2; ++h)
-            a[mi][h] = __ldg(scale_a + static_cast<long long>(kt) * M + imin(m0 + acc_row(mi, h), M - 1));
-#pragma unroll
-        for (int q = 0; q < NSB; ++q)
-          b[q] = __ldg(scale_b + static_cast<long long>(imin(n0 / 128 + q, n_blocks - 1)) * sb_ld + kt);
-      };
-      if constexpr (BLOCK_SCALED)
-        if (kt_begin < kt_end) load_scales(kt_begin, sa, sb);
+      // Block scales: a k tile's wgmma into `part`, starting from zero; and `part` added to acc
+      // times the scales. The lambdas use `part` and the scales as captured: handing them in as
+      // array references measured 15-30% slower at 4096 x 4096 x 7168 (results/h100/blockscaled-fp8).
       auto issue_scaled = [&](int stage) {
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi) fence_accumulators(part[mi]);
@@ -839,7 +898,8 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
       };
 
       for (int kt = kt_begin; kt < kt_end; ++kt) {
-        mbar_wait(full_bar + 8 * s, phase);
+        // Block scales wait for the next stage while the wgmma before it run (below).
+        if (!BLOCK_SCALED || kt == kt_begin) mbar_wait(full_bar + 8 * s, phase);
         if constexpr (REGS) {
           // A k-step a group: its fragments load while the group before runs, into the buffer
           // the group before that read (it retired at the last wait). KSTEPS is even, so the
@@ -865,16 +925,15 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
         } else if constexpr (BLOCK_SCALED) {
           // The k tile's sums start from zero in `part` and are added to acc times their two
           // scales once they are complete (DeepGEMM's promotion: fp32 adds at every 128 of K,
-          // beyond the tensor core's own accumulation). The next tile's scales load meanwhile.
-          if (kt + 1 < kt_end) load_scales(kt + 1, sa_next, sb_next);
+          // beyond the tensor core's own accumulation). The scales are read while the wgmma
+          // run, before the stage is released; so is the wait for the next stage of the unit, so
+          // that its wgmma follow the promotion at once.
           issue_scaled(s);
+          read_scales(s);
+          if (kt + 1 < kt_end) mbar_wait(full_bar + 8 * (s + 1 == NUM_STAGES ? 0 : s + 1), s + 1 == NUM_STAGES ? phase ^ 1 : phase);
           wgmma_wait<0>();
           release(s);
           promote();
-#pragma unroll
-          for (int mi = 0; mi < MI; ++mi) sa[mi][0] = sa_next[mi][0], sa[mi][1] = sa_next[mi][1];
-#pragma unroll
-          for (int q = 0; q < NSB; ++q) sb[q] = sb_next[q];
         } else {
 #pragma unroll
           for (int mi = 0; mi < MI; ++mi) fence_accumulators(acc[mi]);

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Why block-scaled fp8 trails cuBLASLt at large M (results/h100/blockscaled-fp8: 0.74x at
+# 4096 x 4096 x 7168, SM throughput 53% against 76%): ncu's full section set and per-instruction
+# warp stalls (the source page, SASS) for ktune's tuned winner and cuBLASLt's kernel, block-scaled
+# and per-tensor at the same shape, so the cost of the scales shows apart from the kernel's. Also
+# the few-row norms of issue 37 (ktune's winner beside cuDNN's kernel), which are cheap to add.
+#   scripts/experiments/blockscaled-diag.sh OUTDIR [KTUNE]
+set -uo pipefail
+out=${1:?usage: scripts/experiments/blockscaled-diag.sh OUTDIR [KTUNE]}
+ktune=${2:-./build/ktune}
+cd "$(dirname "$0")/../.."
+mkdir -p "$out"
+export KTUNE_CACHE_DIR=$out/cache
+shape='"M":4096,"N":4096,"K":7168,"dtype":"fp8","layout":"rc"'
+block="{\"family\":\"gemm\",$shape,\"scaling\":\"block\"}"
+tensor="{\"family\":\"gemm\",$shape}"
+export NCU_SET=full
+scripts/ncu-details.sh "$ktune" "$out" block-ktune "$block" '^ktune_gemm_wgmma' 1
+scripts/ncu-details.sh "$ktune" "$out" block-cublaslt "$block" 'nvjet' 1
+scripts/ncu-details.sh "$ktune" "$out" tensor-ktune "$tensor" '^ktune_gemm_wgmma' 1
+scripts/ncu-details.sh "$ktune" "$out" tensor-cublaslt "$tensor" 'nvjet' 1
+for name in block-ktune block-cublaslt tensor-ktune tensor-cublaslt; do
+  [[ -f $out/$name.ncu-rep ]] || continue
+  ncu --import "$out/$name.ncu-rep" --page source --csv --print-source sass > "$out/$name.sass.csv" 2> "$out/$name.sass.err"
+  echo "$name: source page exit $?, $(wc -l < "$out/$name.sass.csv") lines"
+done
+for problem in '{"family":"layernorm","rows":8,"cols":65536,"dtype":"fp16"}' \
+               '{"family":"rmsnorm","rows":8,"cols":65536,"dtype":"fp16"}' \
+               '{"family":"layernorm","rows":1,"cols":16384,"dtype":"fp16"}'; do
+  name=$(python3 -c "import json,sys; p=json.loads(sys.argv[1]); print(f\"{p['family']}-{p['rows']}x{p['cols']}\")" "$problem")
+  NCU_SET=full scripts/ncu-details.sh "$ktune" "$out" "$name" "$problem"
+done
