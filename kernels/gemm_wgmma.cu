@@ -898,7 +898,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
       };
 
       for (int kt = kt_begin; kt < kt_end; ++kt) {
-        // Block scales wait for the next stage while the wgmma before it run (below).
+        // Block scales wait for the next stage of a unit after releasing the one before (below).
         if (!BLOCK_SCALED || kt == kt_begin) mbar_wait(full_bar + 8 * s, phase);
         if constexpr (REGS) {
           // A k-step a group: its fragments load while the group before runs, into the buffer

@@ -3,7 +3,8 @@
 # 4096 x 4096 x 7168, SM throughput 53% against 76%): ncu's full section set and per-instruction
 # warp stalls (the source page, SASS) for ktune's tuned winner and cuBLASLt's kernel, block-scaled
 # and per-tensor at the same shape, so the cost of the scales shows apart from the kernel's. Also
-# the few-row norms of issue 37 (ktune's winner beside cuDNN's kernel), which are cheap to add.
+# the few-row norms of issue 37, which are cheap to add: ktune's winner only (ncu-details.sh's
+# default regex misses cuDNN's ln_tma_fwd_kernel; the tuning logs time cuDNN beside it).
 #   scripts/experiments/blockscaled-diag.sh OUTDIR [KTUNE]
 set -uo pipefail
 out=${1:?usage: scripts/experiments/blockscaled-diag.sh OUTDIR [KTUNE]}
