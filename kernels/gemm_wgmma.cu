@@ -511,7 +511,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
   // Block scales go through shared memory a stage at a time, beside the operands: A's for the
   // CTA's BLOCK_M rows, then B's for the tile's column blocks (NSB, at most 2), padded to 16 bytes.
   // The copying producer copies them with its stage; a TMA producer has warp 1 copy them.
-  constexpr int NSB = BLOCK_N > 128 ? BLOCK_N / 128 : 1;  // B scale blocks across the tile
+  constexpr int NSB = cdiv(BLOCK_N, 128);  // B scale blocks a tile touches (it starts at a multiple of 64)
   constexpr int SCALE_STAGE = BLOCK_SCALED ? BLOCK_M + 4 : 0;  // floats a stage
   constexpr bool SCALE_WARP = BLOCK_SCALED && !COPIED;
   // Registers: __launch_bounds__ caps each thread at ENTRY_REGS (the register file split over
@@ -542,8 +542,8 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
                 "accumulators do not fit the consumer's registers");
   static_assert(!SWAP || EPILOGUE != 2, "SWAP stores C through registers or the whole staged tile");
   static_assert(BLOCK_SCALED == 0 ||
-                    (BLOCK_SCALED == 1 && KIND == Kind::e4m3 && (BLOCK_N == 64 || BLOCK_N % 128 == 0)),
-                "block scales: fp8 operands, and a tile whose columns lie in whole 128-column scale blocks");
+                    (BLOCK_SCALED == 1 && KIND == Kind::e4m3),
+                "block scales: fp8 operands");
   static_assert(!BLOCK_SCALED || 2 * MI * ACC + 40 <= CONSUMER_REGS,
                 "block scales: the k tile's sums need as many registers again as the accumulators");
   static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "CLUSTER_M: 1 or 2");
@@ -818,9 +818,15 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
     // Block scales (unused, so no registers, without them): a k tile's sums and the scales they
     // are added in with, read from the stage's slot of the scale ring (this thread's rows' A
     // scales at a_scale_at, the column blocks' B scales after the CTA's BLOCK_M rows).
+    // B's scales come one per 64-column slice of the tile (NSL): a tile starts at a multiple of
+    // 64, so each slice lies in one 128-column scale block, the first or the second the tile
+    // touches; with a 192-wide tile which one depends on the tile (b_half: its first column is
+    // 64 past a block's start), where with 64-, 128- and 256-wide tiles it is fixed.
+    constexpr int NSL = BLOCK_N / 64;
     float part[MI][ACC];
-    float sa[MI][2], sb[NSB];
+    float sa[MI][2], sb[NSL];
     unsigned a_scale_at[MI][2];
+    unsigned b_half = 0;  // 4 bytes (one scale) when the tile's first column is 64 past a block
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
@@ -832,7 +838,12 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
 #pragma unroll
         for (int h = 0; h < 2; ++h) sa[mi][h] = ld_shared_f32(a_scale_at[mi][h] + slot);
 #pragma unroll
-      for (int q = 0; q < NSB; ++q) sb[q] = ld_shared_f32(scale_ring + slot + 4 * (BLOCK_M + q));
+      for (int q = 0; q < NSL; ++q) {
+        if (BLOCK_N % 128 == 0 && q % 2 == 1)
+          sb[q] = sb[q - 1];  // both halves of one block
+        else
+          sb[q] = ld_shared_f32(scale_ring + slot + 4 * (BLOCK_M + q / 2) + (q % 2 ? b_half : 0));
+      }
     };
     int s = 0;
     unsigned phase = 0;
@@ -842,6 +853,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
       const KtuneTile t = ktune_grouped_tile(tile, tiles_m, tiles_n, GROUP_M);
       const int m0 = (t.m * CLUSTER_M + rank) * BLOCK_M + consumer * WG_M;  // this consumer's rows
       const int n0 = t.n * BLOCK_N;
+      if constexpr (BLOCK_SCALED && BLOCK_N % 128 != 0) b_half = n0 % 128 ? 4 : 0;
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
@@ -891,7 +903,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
           for (int j = 0; j < ACC / 4; ++j)
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              const float f = sa[mi][h] * sb[BLOCK_N > 128 ? 8 * j / 128 : 0];
+              const float f = sa[mi][h] * sb[8 * j / 64];
               acc[mi][4 * j + 2 * h] += f * part[mi][4 * j + 2 * h];
               acc[mi][4 * j + 2 * h + 1] += f * part[mi][4 * j + 2 * h + 1];
             }

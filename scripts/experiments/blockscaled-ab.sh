@@ -6,7 +6,8 @@
 # of the committed kernel's winner and cuBLASLt's kernel at the first shape (the second timer).
 #   scripts/experiments/blockscaled-ab.sh OUTDIR [KTUNE]
 # VARIANTS: "kernel" (kernels/gemm_wgmma.cu) and the names of ab/NAME.cu files (ab/ is
-# git-ignored: carry it); SHAPES: "MxNxK ...".
+# git-ignored: carry it), each optionally with @CONFIG, a sweep config other than
+# configs/gemm_wgmma.json (e.g. one tunable narrowed to the values under test); SHAPES: "MxNxK ...".
 set -uo pipefail
 out=${1:?usage: scripts/experiments/blockscaled-ab.sh OUTDIR [KTUNE]}
 ktune=${2:-./build/ktune}
@@ -14,14 +15,16 @@ cd "$(dirname "$0")/../.."
 mkdir -p "$out"
 variants=${VARIANTS:-kernel}
 shapes=${SHAPES:-4096x4096x7168 4096x2112x7168 4096x7168x2048 128x7168x2048 64x2112x7168}
-for variant in $variants; do
+for spec in $variants; do
+  variant=${spec%%@*} config=configs/gemm_wgmma.json
+  [[ $spec == *@* ]] && config=${spec#*@} && variant=$variant-$(basename "$config" .json)
   kernel=kernels/gemm_wgmma.cu
-  [[ $variant != kernel ]] && kernel=ab/$variant.cu
+  [[ ${spec%%@*} != kernel ]] && kernel=ab/${spec%%@*}.cu
   for shape in $shapes; do
     IFS=x read -r m n k <<< "$shape"
     log="$out/$variant-$shape.log"
     timeout 200 "$ktune" gemm --m "$m" --n "$n" --k "$k" --dtype fp8 --layout rc --scaling block \
-      --config configs/gemm_wgmma.json --kernel "$kernel" --cache-dir "$out/cache-$variant" \
+      --config "$config" --kernel "$kernel" --cache-dir "$out/cache-$variant" \
       --out "$out/results-$variant" --no-progress > "$log" 2>&1
     echo "$variant $shape: exit $?"
     grep -E "^   1  |^ ref  cublas|^candidates:" "$log" | head -4
