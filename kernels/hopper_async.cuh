@@ -59,6 +59,11 @@ __device__ __forceinline__ void cluster_arrive() {
 __device__ __forceinline__ void cluster_wait() {
   asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
+// An arrival that orders no memory (no GPU-wide barrier): for a wait that only says every block
+// got this far, such as past its mbarrier inits (fenced on their own by fence_mbarrier_init).
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
+}
 
 __device__ __forceinline__ unsigned cluster_rank() {
   unsigned r;
@@ -78,6 +83,19 @@ __device__ __forceinline__ float load_from_block(const float* local, unsigned ra
       : "r"(smem_addr(local)), "r"(rank)
       : "memory");
   return v;
+}
+
+// Writes `value` at shared offset `dst` of block `rank` of this cluster and completes that block's
+// mbarrier at offset `bar` by 4 bytes: the receiver learns the value has landed from its own
+// barrier, with no cluster barrier between.
+__device__ __forceinline__ void st_async_to_block(unsigned dst, float value, unsigned bar, unsigned rank) {
+  asm volatile(
+      "{\n.reg .b32 rdst, rbar;\n"
+      "mapa.shared::cluster.u32 rdst, %0, %3;\n"
+      "mapa.shared::cluster.u32 rbar, %1, %3;\n"
+      "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [rdst], %2, [rbar];\n}\n" ::"r"(dst),
+      "r"(bar), "r"(__float_as_uint(value)), "r"(rank)
+      : "memory");
 }
 
 // Returns once the phase of the given parity has completed. A fresh barrier is in phase 0, so

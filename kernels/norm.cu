@@ -23,7 +23,8 @@
 //
 //   ktune_norm_cluster<T, COLS, VEC_BYTES, BLOCK, CLUSTER, RMS, PRELOAD, ONE_ROUND>   (sm_90+)
 //     A row split over a thread-block cluster, each block's slice in registers, the partial sums
-//     traded through distributed shared memory: one pass over memory with the exact two-pass
+//     pushed into every block's shared memory (cluster_exchange.cuh: st.async onto each block's
+//     mbarrier, no cluster barrier between): one pass over memory with the exact two-pass
 //     variance (ONE_ROUND 1: the looped kernel's shifted sums, one exchange), for few long rows (8 rows of 65536 columns keep 8 of 132
 //     SMs busy one block a row; in clusters of 16, 128). Launch: grid rows * CLUSTER, block BLOCK.
 //
@@ -234,7 +235,7 @@ __global__ void __launch_bounds__(BLOCK)
 // above must still build (configs/layernorm_cluster.json says min_arch 90).
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 
-#include "hopper_async.cuh"
+#include "cluster_exchange.cuh"
 
 template <typename T, int COLS, int VEC_BYTES, int BLOCK, int CLUSTER, int RMS, int PRELOAD, int ONE_ROUND = 0>
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
@@ -252,8 +253,14 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
   // one to a thread of the cluster's first block, beside the whole vectors.
   constexpr bool SHIFTED = COLS % V != 0;
   static_assert(!SHIFTED || ShiftedRow<T, VEC_BYTES>::MAX_LOOSE <= BLOCK, "a loose element per thread at most");
+  // ONE_ROUND (LayerNorm): the sums of d = x - x[0] and of d^2 in one exchange, as the looped
+  // kernel does (the shift keeps the variance from cancelling away), instead of the mean's
+  // exchange and then the squares': one wait less, for rows of a few microseconds.
+  constexpr bool SHIFTED_SUMS = !RMS && ONE_ROUND;
   __shared__ float scratch[1][BLOCK > 32 ? BLOCK / 32 : 1];
-  __shared__ float partial[2];  // this block's sum and sum of squares, read by the whole cluster
+  // The blocks' sums (value 0) and sums of squares (1, LayerNorm) traded across the cluster.
+  __shared__ ClusterExchange<CLUSTER, RMS ? 1 : 2> exchange;
+  exchange.init();
 
   const unsigned rank = cluster_rank();
   const long long row = blockIdx.x / CLUSTER;  // whole clusters per row: every block has a row
@@ -268,20 +275,17 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
   float v[PER][V];
   const float lv = SHIFTED && loose_col >= 0 ? to_float(row_x[loose_col]) : 0.0f;
   R w_held[PRELOAD ? PER : 1], b_held[PRELOAD && !RMS ? PER : 1];
-  // ONE_ROUND (LayerNorm): the sums of d = x - x[0] and of d^2 in one exchange, as the looped
-  // kernel does (the shift keeps the variance from cancelling away), instead of the mean's
-  // exchange and then the squares': one cluster barrier less, for rows of a few microseconds.
-  constexpr bool SHIFTED_SUMS = !RMS && ONE_ROUND;
   const float shift = SHIFTED_SUMS ? to_float(row_x[0]) : 0.0f;
   float sum = 0, squares = 0;
-  const auto add = [&](float value) {
+  // One element into a sum (of x, of x^2 for RMSNorm, of x - x[0]) and, with SHIFTED_SUMS, squares.
+  const auto add = [&](float value, float& to_sum, float& to_squares) {
     if constexpr (RMS) {
-      sum += value * value;
+      to_sum += value * value;
     } else if constexpr (SHIFTED_SUMS) {
-      sum += value - shift;
-      squares += (value - shift) * (value - shift);
+      to_sum += value - shift;
+      to_squares += (value - shift) * (value - shift);
     } else {
-      sum += value;
+      to_sum += value;
     }
   };
 #pragma unroll
@@ -293,51 +297,56 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
         w_held[k] = param_vec<T, V, R, SHIFTED>(w, head, i);
         if constexpr (!RMS) b_held[k] = param_vec<T, V, R, SHIFTED>(b, head, i);
       }
-#pragma unroll
-      for (int j = 0; j < V; ++j) add(v[k][j]);
     }
   }
-  if (SHIFTED && loose_col >= 0) add(lv);
+  // Each vector's elements summed on their own, then the vectors: chains of V and PER adds where
+  // one running sum made a chain of V * PER dependent adds (64 at 8 rows of 65536) after the loads.
+#pragma unroll
+  for (int k = 0; k < PER; ++k) {
+    if (!held(k)) continue;
+    float vec_sum = 0, vec_squares = 0;
+#pragma unroll
+    for (int j = 0; j < V; ++j) add(v[k][j], vec_sum, vec_squares);
+    sum += vec_sum;
+    squares += vec_squares;
+  }
+  if (SHIFTED && loose_col >= 0) add(lv, sum, squares);
   // The cluster's sums, added in rank order in every block, so every block gets the same bits.
   sum = group_reduce<BLOCK, 1>(sum, SumOp{}, scratch);
   if constexpr (SHIFTED_SUMS) squares = group_reduce<BLOCK, 1>(squares, SumOp{}, scratch);
+  exchange.ready();
   if (threadIdx.x == 0) {
-    partial[0] = sum;
-    if constexpr (SHIFTED_SUMS) partial[1] = squares;
+    exchange.push(0, sum);
+    if constexpr (SHIFTED_SUMS) exchange.push(1, squares);
   }
-  cluster_sync();
-  sum = 0;
-#pragma unroll
-  for (int r = 0; r < CLUSTER; ++r) sum += load_from_block(&partial[0], r);
+  sum = exchange.sum(0);
   float mean = 0, rstd;
   if constexpr (RMS) {
     rstd = rsqrtf(sum / COLS + eps);
   } else if constexpr (SHIFTED_SUMS) {
-    squares = 0;
-#pragma unroll
-    for (int r = 0; r < CLUSTER; ++r) squares += load_from_block(&partial[1], r);
+    squares = exchange.sum(1);
     const float shifted_mean = sum / COLS;
     mean = shift + shifted_mean;
     rstd = rsqrtf(fmaxf(squares / COLS - shifted_mean * shifted_mean, 0.0f) + eps);
   } else {
     mean = sum / COLS;
 #pragma unroll
-    for (int k = 0; k < PER; ++k)
-      if (held(k))
+    for (int k = 0; k < PER; ++k) {
+      if (!held(k)) continue;
+      float vec_squares = 0;
 #pragma unroll
-        for (int j = 0; j < V; ++j) squares += (v[k][j] - mean) * (v[k][j] - mean);
+      for (int j = 0; j < V; ++j) vec_squares += (v[k][j] - mean) * (v[k][j] - mean);
+      squares += vec_squares;
+    }
     if (SHIFTED && loose_col >= 0) squares += (lv - mean) * (lv - mean);
     squares = group_reduce<BLOCK, 1>(squares, SumOp{}, scratch);
-    if (threadIdx.x == 0) partial[1] = squares;
-    cluster_sync();
-    squares = 0;
-#pragma unroll
-    for (int r = 0; r < CLUSTER; ++r) squares += load_from_block(&partial[1], r);
+    if (threadIdx.x == 0) exchange.push(1, squares);
+    squares = exchange.sum(1);
     rstd = rsqrtf(squares / COLS + eps);
   }
-  // No block may exit (and free its shared memory) while another still reads its partials: arrive
-  // now, write this block's slice, wait at the end.
-  cluster_arrive();
+  // No block may leave while a push of its own may be in flight: say this one has all it waits
+  // for, write this block's slice, wait for the others at the end.
+  exchange.received();
   if (rank == 0 && threadIdx.x == 0) {
     if (!RMS) mean_out[row] = mean;
     rstd_out[row] = rstd;
@@ -355,7 +364,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
     }
   }
   if (SHIFTED && loose_col >= 0) row_y[loose_col] = normalize_one<T, RMS>(lv, w, b, loose_col, mean, rstd);
-  cluster_wait();
+  exchange.finish();
 }
 
 #endif  // sm_90+
