@@ -1,15 +1,16 @@
 // One float per block, traded among the blocks of a thread-block cluster in ROUNDS rounds: the
-// row kernels that split a row over a cluster (norm.cu) add their blocks' partial sums this way.
+// row kernels that split a row over a cluster (norm.cu, softmax.cu) combine their blocks' partial
+// sums and maxima this way.
 //
 // Each block pushes its value into every block's shared memory (st.async, which completes the
-// receiver's mbarrier by 4 bytes) and waits on its own barrier for all CLUSTER values, then adds
-// them in rank order, so every block gets the same bits. Reading the others' values after a
+// receiver's mbarrier by 4 bytes) and waits on its own barrier for all CLUSTER values, then
+// combines them in rank order, so every block gets the same bits. Reading the others' values after a
 // cluster barrier instead costs that barrier's release, which compiles to a GPU-wide memory
 // barrier (MEMBAR.ALL.GPU) and makes every block wait for the slowest, once per round.
 //
 // Use: `__shared__ ClusterExchange<CLUSTER, ROUNDS> ex;` then, in every thread, ex.init() early,
-// ex.ready() before the first push, ex.push(r, value) from one thread of each block, ex.sum(r) in
-// every thread, ex.received() after the last sum and ex.finish() last: a block leaves only once
+// ex.ready() before the first push, ex.push(r, value) from one thread of each block, ex.sum(r) (or
+// ex.combine(r, op)) in every thread, ex.received() after the last of those and ex.finish() last: a block leaves only once
 // every block has all its values, so none leaves with a push still in flight (which the PTX ISA
 // does not promise to be safe). Each round's barrier is used once (phase 0). Compiled for sm_90
 // and newer only.
@@ -47,13 +48,17 @@ struct ClusterExchange {
     for (int q = 0; q < CLUSTER; ++q) st_async_to_block(smem_addr(&slot[r][rank]), value, smem_addr(&bar[r]), q);
   }
 
-  // The sum of round r's values in rank order, once all have landed.
-  __device__ __forceinline__ float sum(int r) {
+  // Round r's values combined by `op` (a + b, fmaxf, ...) in rank order, once all have landed.
+  template <typename Op>
+  __device__ __forceinline__ float combine(int r, Op op) {
     hopper_async::mbar_wait(hopper_async::smem_addr(&bar[r]), 0);
-    float total = 0;
+    float total = slot[r][0];
 #pragma unroll
-    for (int q = 0; q < CLUSTER; ++q) total += slot[r][q];
+    for (int q = 1; q < CLUSTER; ++q) total = op(total, slot[r][q]);
     return total;
+  }
+  __device__ __forceinline__ float sum(int r) {
+    return combine(r, [](float a, float b) { return a + b; });
   }
 
   // This block has all its values (after the last sum); finish() waits until every block has.

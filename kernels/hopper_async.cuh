@@ -71,20 +71,6 @@ __device__ __forceinline__ unsigned cluster_rank() {
   return r;
 }
 
-// The float at the same shared-memory address in block `rank` of this cluster (distributed shared
-// memory): how the row kernels split over a cluster trade their partial sums.
-__device__ __forceinline__ float load_from_block(const float* local, unsigned rank) {
-  float v;
-  asm volatile(
-      "{\n.reg .b32 remote;\n"
-      "mapa.shared::cluster.u32 remote, %1, %2;\n"
-      "ld.shared::cluster.f32 %0, [remote];\n}\n"
-      : "=f"(v)
-      : "r"(smem_addr(local)), "r"(rank)
-      : "memory");
-  return v;
-}
-
 // Writes `value` at shared offset `dst` of block `rank` of this cluster and completes that block's
 // mbarrier at offset `bar` by 4 bytes: the receiver learns the value has landed from its own
 // barrier, with no cluster barrier between.

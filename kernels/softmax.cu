@@ -433,7 +433,7 @@ __global__ void __launch_bounds__(BLOCK)
 // where __cluster_dims__ is an error (configs/softmax_cluster.json says min_arch 90).
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 
-#include "hopper_async.cuh"
+#include "cluster_exchange.cuh"
 
 namespace softmax_detail {
 
@@ -455,7 +455,8 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
   constexpr bool SHIFTED = COLS % V != 0;
   static_assert(!SHIFTED || ShiftedRow<T, VEC_BYTES>::MAX_LOOSE <= BLOCK, "a loose element per thread at most");
   __shared__ float scratch[1][BLOCK > 32 ? BLOCK / 32 : 1];
-  __shared__ float partial[2];  // this block's maximum and sum, read by the whole cluster
+  __shared__ ClusterExchange<CLUSTER, 2> exchange;  // the blocks' maxima (round 0) and sums (1)
+  exchange.init();
 
   const unsigned rank = cluster_rank();
   const long long row = blockIdx.x / CLUSTER;  // whole clusters per row: every block has a row
@@ -471,25 +472,21 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
   float lv = SHIFTED && loose_col >= 0 ? to_float(row_x[loose_col]) : neg_inf();
   m = fmaxf(m, lv);
   m = group_reduce<BLOCK, 1>(m, MaxOp{}, scratch);
-  if (threadIdx.x == 0) partial[0] = m;
-  cluster_sync();
-#pragma unroll
-  for (int r = 0; r < CLUSTER; ++r) m = fmaxf(m, load_from_block(&partial[0], r));
+  exchange.ready();
+  if (threadIdx.x == 0) exchange.push(0, m);
+  m = exchange.combine(0, MaxOp{});
 
   float s = exp_slice<V, PER>(v, m);
   lv = exp_minus(lv, m);
   s += lv;
   s = group_reduce<BLOCK, 1>(s, SumOp{}, scratch);
-  if (threadIdx.x == 0) partial[1] = s;
-  cluster_sync();
-  s = 0;
-#pragma unroll
-  for (int r = 0; r < CLUSTER; ++r) s += load_from_block(&partial[1], r);  // the same order in every block
-  // No block may exit (and free its shared memory) while another still reads its partials.
-  cluster_sync();
+  if (threadIdx.x == 0) exchange.push(1, s);
+  s = exchange.sum(1);
+  exchange.received();
   const float inv = 1.0f / s;
   store_slice<T, V, PER, BLOCK>(out, first, end, v, inv);
   if (SHIFTED && loose_col >= 0) row_y[loose_col] = from_float<T>(lv * inv);
+  exchange.finish();
 }
 
 template <typename T, int COLS, int BLOCK, int CLUSTER>
@@ -503,8 +500,9 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
   static_assert(COLS % V == 0, "rows are whole 16-byte vectors");
   extern __shared__ R slice[];
   __shared__ float scratch[1][BLOCK > 32 ? BLOCK / 32 : 1];
-  __shared__ float partial[2];
+  __shared__ ClusterExchange<CLUSTER, 2> exchange;  // the blocks' maxima (round 0) and sums (1)
   __shared__ alignas(8) unsigned long long loaded;
+  exchange.init();
 
   const unsigned rank = cluster_rank();
   const long long row = blockIdx.x / CLUSTER;
@@ -535,10 +533,9 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
     for (int j = 0; j < V; ++j) m = fmaxf(m, v[j]);
   }
   m = group_reduce<BLOCK, 1>(m, MaxOp{}, scratch);
-  if (threadIdx.x == 0) partial[0] = m;
-  cluster_sync();
-#pragma unroll
-  for (int r = 0; r < CLUSTER; ++r) m = fmaxf(m, load_from_block(&partial[0], r));
+  exchange.ready();
+  if (threadIdx.x == 0) exchange.push(0, m);
+  m = exchange.combine(0, MaxOp{});
 
   float s = 0;
   for (int i = threadIdx.x; i < count; i += BLOCK) {
@@ -548,11 +545,9 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
     for (int j = 0; j < V; ++j) s += exp_minus(v[j], m);
   }
   s = group_reduce<BLOCK, 1>(s, SumOp{}, scratch);
-  if (threadIdx.x == 0) partial[1] = s;
-  cluster_sync();
-  s = 0;
-#pragma unroll
-  for (int r = 0; r < CLUSTER; ++r) s += load_from_block(&partial[1], r);  // the same order in every block
+  if (threadIdx.x == 0) exchange.push(1, s);
+  s = exchange.sum(1);
+  exchange.received();
   const float inv = 1.0f / s;
 
   for (int i = threadIdx.x; i < count; i += BLOCK) {
@@ -569,8 +564,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
     bulk_commit();
     bulk_wait_read<0>();  // the slice must stay until the copy engine has read it
   }
-  // No block may exit (and free its shared memory) while another still reads its partials.
-  cluster_sync();
+  exchange.finish();
 }
 
 namespace softmax_detail {
