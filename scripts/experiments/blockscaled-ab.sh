@@ -30,8 +30,10 @@ for spec in $variants; do
     grep -E "^   1  |^ ref  cublas|^candidates:" "$log" | head -4
   done
 done
-# ncu: the committed kernel's cached winner at the first shape and cuBLASLt's kernel (caches
-# flushed); the earlier kernel's durations are in the call that measured it.
+# ncu: the committed kernel's winner at the first shape and cuBLASLt's kernel (caches flushed).
+# ncu-details.sh tunes through `ktune bench`, over every gemm config (another cache key than the
+# A/B's single config), so the kernel it profiles is bench's winner, which may differ from the
+# A/B's; the earlier kernel's durations are in the call that measured it.
 IFS=x read -r m n k <<< "${shapes%% *}"
 problem="{\"family\":\"gemm\",\"M\":$m,\"N\":$n,\"K\":$k,\"dtype\":\"fp8\",\"layout\":\"rc\",\"scaling\":\"block\"}"
 export KTUNE_CACHE_DIR=$out/cache-kernel NCU_SET=basic

@@ -329,11 +329,11 @@ void print_tune_result(const TuneResult& r, int top) {
                rec->pruned ? " (pruned)" : !rec->rounds.empty() && !rec->is_baseline() ? " final" : "");
   if (any_final)
     fmt::print("final: re-measured with {0} in {1} interleaved rounds ({0}'s row is this measurement); the "
-               "others took one sweep pass, their ratios against {0} timed again after that pass{2}\n",
+               "others took one sweep pass, their ratios against {0} {2}\n",
                baseline, records[passed.front()].rounds.size(),
-               r.sweep_baseline_ms ? fmt::format(" ({:.4f} ms; {:.4f} ms before the search)", r.sweep_baseline_ms->second,
-                                                 r.sweep_baseline_ms->first)
-                                   : std::string());
+               r.sweep_baseline_ms ? fmt::format("timed again after that pass ({:.4f} ms; {:.4f} ms before the search)",
+                                                 r.sweep_baseline_ms->second, r.sweep_baseline_ms->first)
+                                   : std::string("timed before the search"));
 
   std::string summary;
   for (const auto& [name, n] : counts) summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, name);
