@@ -331,8 +331,9 @@ void print_tune_result(const TuneResult& r, int top) {
     fmt::print("final: re-measured with {0} in {1} interleaved rounds ({0}'s row is this measurement); the "
                "others took one sweep pass, their ratios against {0} {2}\n",
                baseline, records[passed.front()].rounds.size(),
-               r.sweep_baseline_ms ? fmt::format("timed again after that pass ({:.4f} ms; {:.4f} ms before the search)",
-                                                 r.sweep_baseline_ms->second, r.sweep_baseline_ms->first)
+               r.result.sweep_baseline
+                   ? fmt::format("timed again after that pass ({:.4f} ms; {:.4f} ms before the search)",
+                                 r.result.sweep_baseline->after_ms, r.result.sweep_baseline->before_ms)
                                    : std::string("timed before the search"));
 
   std::string summary;

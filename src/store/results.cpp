@@ -117,6 +117,8 @@ json results_to_json(const RunInfo& info, const std::vector<ProblemResult>& resu
       json& out = p["ruled_out"] = json::array();
       for (const RuledOut& c : counts) out.push_back({{"config", c.config_name}, {"reason", c.reason}, {"count", c.count}});
     }
+    if (r.sweep_baseline)
+      p["sweep_baseline"] = {{"before_ms", r.sweep_baseline->before_ms}, {"after_ms", r.sweep_baseline->after_ms}};
     problems.push_back(std::move(p));
   }
   return json{{"schema_version", kResultsSchemaVersion},
@@ -251,6 +253,8 @@ std::vector<ProblemResult> read_results(const fs::path& path, RunInfo* info_out)
         for (const json& c : *ruled)
           r.ruled_out.push_back({c.at("config").get<std::string>(), c.at("reason").get<std::string>(),
                                  c.at("count").get<int64_t>()});
+      if (auto sweep = p.find("sweep_baseline"); sweep != p.end())
+        r.sweep_baseline = SweepBaseline{sweep->at("before_ms").get<double>(), sweep->at("after_ms").get<double>()};
       out.push_back(std::move(r));
     }
     return out;

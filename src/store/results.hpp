@@ -54,12 +54,20 @@ struct RuledOut {
 // A record its config's constraints ruled out before it was compiled or run.
 bool ruled_out_by_constraint(const CandidateRecord& rec);
 
+// The first baseline's median timed alone before a sweep and again right after its one pass:
+// the records that took only that pass (no `rounds`) have their ratios against after_ms
+// (tune/tuner.cpp says why), the finalists against the baseline samples paired with theirs.
+struct SweepBaseline {
+  double before_ms = 0, after_ms = 0;
+};
+
 // records[0..]: the cuBLAS reference record has source == "cublas".
 struct ProblemResult {
   Problem problem;
   Cost cost;
   std::vector<CandidateRecord> records;
   std::vector<RuledOut> ruled_out;  // read from a file: what its "ruled_out" counted
+  std::optional<SweepBaseline> sweep_baseline;  // set where the baseline was timed again after the pass
 
   // ruled_out plus the records ruled out by a constraint, counted, by config then reason.
   std::vector<RuledOut> ruled_out_counts() const;

@@ -272,7 +272,7 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
       CandidateRecord again = session_.time_baseline(sweep_rule, sweep_warmup_ms, 0);
       if (again.time) {
         sweep_reference_ms = again.time->median;
-        out.sweep_baseline_ms = {first_reference_ms, sweep_reference_ms};
+        out.result.sweep_baseline = SweepBaseline{first_reference_ms, sweep_reference_ms};
         retimed = std::move(again);
       }
     } catch (const Error&) {

@@ -46,9 +46,6 @@ struct TuneResult {
   std::optional<size_t> best;         // index of the winner in result.records
   std::optional<CacheEntry> cached;   // set when answered from the cache
   std::string search;                 // the search plan: how many candidates, chosen how
-  // The first baseline's median timed alone before the search and again right after its one
-  // pass; the one-pass records' ratios are against the second (tuner.cpp says why).
-  std::optional<std::pair<double, double>> sweep_baseline_ms;
   // compile_seconds: the compiles' span (they overlap the timing); run_seconds: the whole search,
   // from enumeration to the final's end.
   double compile_seconds = 0, run_seconds = 0;

@@ -173,6 +173,16 @@ TEST(Search, BudgetEndsTheSearchAndSaysWhy) {
   EXPECT_GE(passed, 1u);
   EXPECT_LE(passed, 12u);  // the first batch at most
   EXPECT_GT(budget, 0u);
+  // cuBLAS timed before the search and again after its pass, in the file: each one-pass record's
+  // ratio is the second over its own median.
+  ASSERT_TRUE(results[0].sweep_baseline.has_value());
+  EXPECT_GT(results[0].sweep_baseline->before_ms, 0);
+  EXPECT_GT(results[0].sweep_baseline->after_ms, 0);
+  for (const CandidateRecord& rec : results[0].records)
+    if (!rec.is_baseline() && rec.disposition == Disposition::passed && rec.rounds.empty() && rec.time)
+      EXPECT_NEAR(rec.ratio_vs_baseline, results[0].sweep_baseline->after_ms / rec.time->median,
+                  1e-9 * rec.ratio_vs_baseline)
+          << rec.kernel_name;
   EXPECT_EQ(BestConfigCache(dir / "cache" / "best_configs.json").list().size(), 1u);
   fs::remove_all(dir);
 }

@@ -230,6 +230,23 @@ TEST_F(ResultsTest, ConstraintRuledOutCandidatesAreCountedNotListed) {
   EXPECT_EQ(read_results(dir_ / "again.json", nullptr)[0].ruled_out_counts(), expected);
 }
 
+// The baseline the one-pass records' ratios are against (timed again after the sweep's pass) is
+// in the file, so those ratios can be recomputed from it; a problem without one writes none.
+TEST_F(ResultsTest, TheSweepsBaselineTimingsRoundTrip) {
+  std::vector<ProblemResult> in = results();
+  ASSERT_GE(in.size(), 1u);
+  in[0].sweep_baseline = SweepBaseline{0.125, 0.1125};
+  write_results(dir_, "sweep", run_info(), in);
+  const nlohmann::json j = nlohmann::json::parse(read_file(dir_ / "sweep.json"));
+  EXPECT_DOUBLE_EQ(j.at("problems").at(0).at("sweep_baseline").at("after_ms").get<double>(), 0.1125);
+  for (size_t i = 1; i < in.size(); ++i) EXPECT_FALSE(j.at("problems").at(i).contains("sweep_baseline"));
+  const std::vector<ProblemResult> back = read_results(dir_ / "sweep.json", nullptr);
+  ASSERT_TRUE(back[0].sweep_baseline.has_value());
+  EXPECT_DOUBLE_EQ(back[0].sweep_baseline->before_ms, 0.125);
+  EXPECT_DOUBLE_EQ(back[0].sweep_baseline->after_ms, 0.1125);
+  for (size_t i = 1; i < back.size(); ++i) EXPECT_FALSE(back[i].sweep_baseline.has_value());
+}
+
 TEST_F(ResultsTest, JsonHasSchemaVersionAndMeta) {
   const auto j = results_to_json(run_info(), results());
   EXPECT_EQ(j.at("schema_version"), kResultsSchemaVersion);
