@@ -3,12 +3,14 @@
 // maximum subtracted so no exponent overflows. Two kernels for any row (and, further down, three
 // for long rows: one on any GPU, two on Hopper's clusters):
 //
-//   ktune_softmax_rows<T, COLS, VEC_BYTES, ROW_THREADS, ROWS_PER_BLOCK, PACKED>
+//   ktune_softmax_rows<T, COLS, VEC_BYTES, ROW_THREADS, ROWS_PER_BLOCK, PACKED, MIN_BLOCKS>
 //     One pass: a row lives in the registers of ROW_THREADS threads (COLS is a compile-time
 //     constant, so each thread's share is exact), ROWS_PER_BLOCK rows per block. Reads each
 //     element once and writes it once: the minimum traffic. Rows up to a few thousand columns
 //     per thread group; configs/softmax.json bounds the registers a thread holds. PACKED keeps
 //     16-bit rows as loaded (twice the row in the same registers, each exponential computed twice).
+//     MIN_BLOCKS: blocks an SM must hold, so ptxas keeps the registers down to fit them (a
+//     shifted row's loose elements and indices cost 512-thread rows of 50257 fp16 the second block).
 //     Launch: grid cdiv(rows, ROWS_PER_BLOCK), block ROW_THREADS * ROWS_PER_BLOCK.
 //
 //   ktune_softmax_looped<T, VEC_BYTES, BLOCK, UNROLL>
@@ -94,8 +96,8 @@ __device__ __forceinline__ void store_slice(R* out, int first, int end, float (&
 
 }  // namespace softmax_detail
 
-template <typename T, int COLS, int VEC_BYTES, int ROW_THREADS, int ROWS_PER_BLOCK, int PACKED>
-__global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
+template <typename T, int COLS, int VEC_BYTES, int ROW_THREADS, int ROWS_PER_BLOCK, int PACKED, int MIN_BLOCKS>
+__global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK, MIN_BLOCKS)
     ktune_softmax_rows(const T* __restrict__ x, T* __restrict__ y, long long rows, int cols) {
   using namespace softmax_detail;
   using R = typename Raw<VEC_BYTES>::type;
