@@ -235,6 +235,8 @@ TEST_F(ResultsTest, ConstraintRuledOutCandidatesAreCountedNotListed) {
 TEST_F(ResultsTest, TheSweepsBaselineTimingsRoundTrip) {
   std::vector<ProblemResult> in = results();
   ASSERT_GE(in.size(), 1u);
+  in.push_back(in[0]);  // a second problem, timed without a second baseline timing
+  in.back().problem.dims["M"] = 2048;
   in[0].sweep_baseline = SweepBaseline{0.125, 0.1125};
   write_results(dir_, "sweep", run_info(), in);
   const nlohmann::json j = nlohmann::json::parse(read_file(dir_ / "sweep.json"));
