@@ -32,7 +32,8 @@
 // long long rows, int cols, float eps. RMSNorm's b and mean are null. Rows are cols elements
 // apart. The looped kernel takes (cols * sizeof(T)) % VEC_BYTES == 0, so every row starts aligned
 // for vector loads; the register and cluster kernels take any length, a row's elements off the
-// vector boundaries one at a time (elementwise.cuh's ShiftedRow; w and b then element by element).
+// vector boundaries one at a time (elementwise.cuh's ShiftedRow; w and b then from vectors shifted
+// into place, or element by element: param_vec).
 #include "elementwise.cuh"
 #include "row_reduce.cuh"
 
@@ -66,18 +67,46 @@ __device__ __forceinline__ T normalize_one(float v, const T* w, const T* b, int 
 }
 
 // w's (or b's) elements for vector i of a row's whole vectors, which start at column `head`: a
-// vector load where rows start on vector boundaries (head is 0), else V loads of one element (w's
-// column head lies off a boundary; w is read from L1 or L2, a fraction of the row's traffic).
-template <typename T, int V, typename R, bool SHIFTED>
+// vector load where the vector's first column is on a boundary (head % V == 0: every vector of an
+// unshifted row). Off a boundary (the offset is the row's, the same for every thread), a vector of
+// eight 16-bit elements comes from the two aligned vectors it straddles, shifted into place with
+// funnel shifts: two loads instead of eight made LayerNorm at 4096 x 5001 with 16-byte vectors
+// 0.0372 -> 0.0327 ms on an H200 (results/h200/norms-s24). Narrower vectors are loaded an
+// element at a time: there the two loads and the shifts measured slower (8-byte vectors 0.0310 ->
+// 0.0346 ms). The last vector of a row, whose second would reach past the end of p, goes element
+// by element too.
+template <typename T, int V, typename R, bool SHIFTED, int COLS>
 __device__ __forceinline__ R param_vec(const T* p, int head, int i) {
+  const R* vecs = reinterpret_cast<const R*>(p);
   if constexpr (SHIFTED) {
+    const int col = head + i * V;
     R raw;
+    if constexpr (V >= 8) {
+      const int base = col / V, off = col % V;
+      if (off == 0) return vecs[base];
+      if ((base + 2) * V <= COLS) {
+        constexpr int WORDS = sizeof(R) / 4;
+        const R pair[2] = {vecs[base], vecs[base + 1]};
+        const unsigned* c = reinterpret_cast<const unsigned*>(pair);
+        unsigned out[WORDS];
+        const int bits = off * static_cast<int>(sizeof(T)) * 8, q = bits / 32, r = bits % 32;
+#pragma unroll
+        for (int j = 0; j < WORDS; ++j) {
+          unsigned lo = c[j], hi = c[j + 1];  // q is uniform and small: selects, not local memory
+#pragma unroll
+          for (int t = 1; t < WORDS; ++t)
+            if (q == t) lo = c[j + t], hi = c[j + t + 1];
+          out[j] = __funnelshift_r(lo, hi, r);
+        }
+        return *reinterpret_cast<const R*>(out);
+      }
+    }
     T* e = reinterpret_cast<T*>(&raw);
 #pragma unroll
-    for (int j = 0; j < V; ++j) e[j] = p[head + i * V + j];
+    for (int j = 0; j < V; ++j) e[j] = p[col + j];
     return raw;
   } else {
-    return reinterpret_cast<const R*>(p)[i];
+    return vecs[i];
   }
 }
 
@@ -135,8 +164,8 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
 #pragma unroll
     for (int k = 0; k < PER; ++k)
       if (part.held(k)) {
-        w_held[k] = param_vec<T, V, R, SHIFTED>(w, head, lane + k * ROW_THREADS);
-        if constexpr (!RMS) b_held[k] = param_vec<T, V, R, SHIFTED>(b, head, lane + k * ROW_THREADS);
+        w_held[k] = param_vec<T, V, R, SHIFTED, COLS>(w, head, lane + k * ROW_THREADS);
+        if constexpr (!RMS) b_held[k] = param_vec<T, V, R, SHIFTED, COLS>(b, head, lane + k * ROW_THREADS);
       }
   }
   sum = group_reduce<ROW_THREADS, ROWS_PER_BLOCK>(sum, SumOp{}, scratch);
@@ -168,8 +197,8 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
     if constexpr (PRELOAD) {
       store_vec<STREAMING>(out + i, normalize<T, V, RMS>(v[k], w_held[k], RMS ? nullptr : &b_held[RMS ? 0 : k], mean, rstd));
     } else {
-      const R w_raw = param_vec<T, V, R, SHIFTED>(w, head, i);
-      const R b_raw = RMS ? w_raw : param_vec<T, V, R, SHIFTED>(b, head, i);
+      const R w_raw = param_vec<T, V, R, SHIFTED, COLS>(w, head, i);
+      const R b_raw = RMS ? w_raw : param_vec<T, V, R, SHIFTED, COLS>(b, head, i);
       store_vec<STREAMING>(out + i, normalize<T, V, RMS>(v[k], w_raw, &b_raw, mean, rstd));
     }
   }
@@ -294,8 +323,8 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
     if (held(k)) {
       unpack<T, V>(in[i], v[k]);
       if constexpr (PRELOAD) {
-        w_held[k] = param_vec<T, V, R, SHIFTED>(w, head, i);
-        if constexpr (!RMS) b_held[k] = param_vec<T, V, R, SHIFTED>(b, head, i);
+        w_held[k] = param_vec<T, V, R, SHIFTED, COLS>(w, head, i);
+        if constexpr (!RMS) b_held[k] = param_vec<T, V, R, SHIFTED, COLS>(b, head, i);
       }
     }
   }
@@ -358,8 +387,8 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
     if constexpr (PRELOAD) {
       out[i] = normalize<T, V, RMS>(v[k], w_held[k], RMS ? nullptr : &b_held[RMS ? 0 : k], mean, rstd);
     } else {
-      const R w_raw = param_vec<T, V, R, SHIFTED>(w, head, i);
-      const R b_raw = RMS ? w_raw : param_vec<T, V, R, SHIFTED>(b, head, i);
+      const R w_raw = param_vec<T, V, R, SHIFTED, COLS>(w, head, i);
+      const R b_raw = RMS ? w_raw : param_vec<T, V, R, SHIFTED, COLS>(b, head, i);
       out[i] = normalize<T, V, RMS>(v[k], w_raw, &b_raw, mean, rstd);
     }
   }
