@@ -4,7 +4,7 @@
 //   dx = (g - (xhat * mean(g * xhat) + mean(g))) * rstd     (the means over the row)
 //   dw = sum over rows of dy * xhat,   db = sum over rows of dy
 //
-//   ktune_layernorm_bwd<T, COLS, VEC_BYTES, ROW_THREADS, PREFETCH, GROUPS, REG_PARTIALS>
+//   ktune_layernorm_bwd<T, COLS, VEC_BYTES, ROW_THREADS, PREFETCH, GROUPS, REG_PARTIALS, STAGES>
 //     A persistent grid of blocks of GROUPS groups of ROW_THREADS threads, group g of block b
 //     taking rows b * GROUPS + g, then gridDim.x * GROUPS further on, and so on: a thread owns the
 //     same columns in every row, so it keeps w in registers and its partial dw and db in its own
@@ -12,14 +12,24 @@
 //     issues the next row's loads before this row's reduction, so they overlap it; the two row
 //     sums go in one exchange. REG_PARTIALS 1 keeps the partials in registers instead, and puts
 //     them in the shared slots once, after the last row: two shared loads and two stores an
-//     element and row fewer, for rows short enough that the registers hold them. Stage 2 sums the groups' partials in shared memory and adds each
+//     element and row fewer, for rows short enough that the registers hold them.
+//     STAGES > 0 (sm_90+; one group a block, rows a whole number of 16-byte pieces, partials in
+//     registers): x's and dy's rows come through a ring of STAGES slots of shared memory, each
+//     filled by two bulk copies (the copy engine: STAGES rows in flight a block whatever the
+//     registers hold, where PREFETCH's one row ahead in registers took a 256-thread block at 8192
+//     columns to 240 registers, eight warps an SM). A thread copies its vectors of a row from its
+//     slot into registers and goes on as in the other path; the slot is refilled with the row
+//     STAGES further on once the row's reduction has passed its barrier (every thread has its
+//     copy by then). The ring and the partials' slots share the dynamic shared memory: the
+//     partials are written there only after the last row. Stage 2 sums the groups' partials in shared memory and adds each
 //     block's into the fp32 workspace `acc` (dW's sums from acc[0], dB's from acc[DB_AT], cols
 //     rounded up to a multiple of 4) with atomics, four columns to one on Hopper, so several rows
 //     in flight per block cost no more atomics. The columns come in stripes of a quad (four
 //     columns) a thread, each with its own counter in `arrivals`: the last block to arrive at a
 //     stripe rounds it into dw and db and zeroes its workspace and counter for the next launch.
 //     Launch: grid min(cdiv(rows, GROUPS), blocks), block ROW_THREADS * GROUPS, dynamic shared
-//     memory 8 * PER * V * ROW_THREADS * GROUPS bytes (PER vectors of V elements a thread).
+//     memory 8 * PER * V * ROW_THREADS * GROUPS bytes (PER vectors of V elements a thread), or
+//     with STAGES the larger of that and the ring's STAGES * 2 * COLS * sizeof(T).
 //
 //   Shifted rows: where a row's bytes are no multiple of VEC_BYTES (an odd length), rows start
 //     at every offset from a vector boundary, and each is split as the forward kernels split it
@@ -36,6 +46,9 @@
 // cdiv(cols / 4, threads)), long long rows, int cols.
 #include "elementwise.cuh"
 #include "row_reduce.cuh"
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#include "hopper_async.cuh"
+#endif
 
 namespace layernorm_bwd_detail {
 
@@ -54,7 +67,8 @@ __device__ __forceinline__ void add_columns(float* p, const float (&v)[4]) {
 
 }  // namespace layernorm_bwd_detail
 
-template <typename T, int COLS, int VEC_BYTES, int ROW_THREADS, int PREFETCH = 0, int GROUPS = 1, int REG_PARTIALS = 0>
+template <typename T, int COLS, int VEC_BYTES, int ROW_THREADS, int PREFETCH = 0, int GROUPS = 1, int REG_PARTIALS = 0,
+          int STAGES = 0>
 __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
     ktune_layernorm_bwd(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ dy,
                         const float* __restrict__ mean, const float* __restrict__ rstd, T* __restrict__ dx,
@@ -71,6 +85,13 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
   constexpr int THREADS = ROW_THREADS * GROUPS;
   constexpr bool SHIFTED = Share::SHIFTED;
   constexpr int LOOSE = SHIFTED ? Share::LOOSE : 1;
+  static_assert(STAGES == 0 || (!SHIFTED && GROUPS == 1 && !PREFETCH && REG_PARTIALS && ROW_THREADS > 32 &&
+                                COLS * sizeof(T) % 16 == 0),
+                "the ring takes one group a block, rows of whole 16-byte pieces, partials in registers, and "
+                "the reduction's block barrier");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  if constexpr (STAGES > 0) __trap();  // bulk copies are sm_90's (the config asks arch >= 90)
+#endif
   __shared__ float2 scratch[GROUPS][ROW_THREADS > 32 ? ROW_THREADS / 32 : 1];
   // GROUPS groups of ROW_THREADS threads, each on its own rows; a thread owns the same columns
   // in every row it takes.
@@ -88,7 +109,7 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
   // Registers are what bounds the row length: x, dy and w stay packed in their storage type
   // between uses (unpacked again for dx), and the dW/dB partials live in shared memory, laid out
   // [k][j][thread] so that a warp's accesses fall in distinct banks.
-  extern __shared__ float partials[];  // 2 * PER * V * THREADS floats: dw's, then db's
+  extern __shared__ __align__(16) float partials[];  // 2 * PER * V * THREADS floats: dw's, then db's (16: the ring's bulk copies)
   float* dw_part = partials;
   float* db_part = partials + PER * V * THREADS;
   const auto at = [](int k, int j, int thread) { return (k * V + j) * THREADS + thread; };
@@ -147,8 +168,60 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
       r.dy_loose[q] = has ? to_float(dy_row[share.loose_col(q)]) : 0.0f;
     }
   };
+  // STAGES: the ring of rows in shared memory (x's row, then dy's, a slot), one mbarrier a slot.
+  // The block's i-th row, blockIdx.x + i * gridDim.x, goes through slot i % STAGES.
+  constexpr unsigned ROW_BYTES = COLS * sizeof(T);
+  constexpr int RING = STAGES > 0 ? STAGES : 1;
+  __shared__ unsigned long long full[RING];
+  const auto slot_of = [&](long long i) { return reinterpret_cast<char*>(partials) + (i % RING) * 2 * ROW_BYTES; };
+  const auto issue = [&](long long i) {  // thread 0: the block's row i into its slot
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+    using namespace hopper_async;
+    const long long row = blockIdx.x + i * gridDim.x;
+    if (row >= rows) return;
+    const unsigned bar = smem_addr(&full[i % RING]), slot = smem_addr(slot_of(i));
+    mbar_arrive_expect_tx(bar, 2 * ROW_BYTES);
+    bulk_load(slot, x + row * COLS, ROW_BYTES, bar);
+    bulk_load(slot + ROW_BYTES, dy + row * COLS, ROW_BYTES, bar);
+#endif
+  };
+  long long turn = 0;  // the block's rows so far: the ring's position
+  // The statistics of the row after the one being copied in, loaded a row ahead: each row's are a
+  // load from DRAM of their own, which would otherwise wait at the head of every row.
+  float ahead_mu = 0, ahead_rs = 0;
+  const auto load_stats = [&](long long row) {
+    ahead_mu = row < rows ? mean[row] : 0.0f;
+    ahead_rs = row < rows ? rstd[row] : 0.0f;
+  };
+  const auto load_staged = [&](long long row, Row& r) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+    const bool active = row < rows;
+    r.mu = ahead_mu;
+    r.rs = ahead_rs;
+    load_stats(row + stride);
+    if (active) hopper_async::mbar_wait(hopper_async::smem_addr(&full[turn % RING]), (turn / RING) & 1);
+    const R* x_vecs = reinterpret_cast<const R*>(slot_of(turn));
+    const R* dy_vecs = reinterpret_cast<const R*>(slot_of(turn) + ROW_BYTES);
+#pragma unroll
+    for (int k = 0; k < PER; ++k) {
+      r.x[k] = active && held(k) ? x_vecs[lane + k * ROW_THREADS] : R{};
+      r.dy[k] = active && held(k) ? dy_vecs[lane + k * ROW_THREADS] : R{};
+    }
+#endif
+  };
+  if constexpr (STAGES > 0) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+    if (threadIdx.x == 0) {
+      for (int s = 0; s < STAGES; ++s) hopper_async::mbar_init(hopper_async::smem_addr(&full[s]), 1);
+      hopper_async::fence_mbarrier_init();
+      for (int s = 0; s < STAGES; ++s) issue(s);
+    }
+    __syncthreads();  // the barriers initialized before anyone waits on them
+#endif
+  }
   Row cur, next_row;
-  load_row(first_of_group, cur);
+  if constexpr (STAGES > 0) load_stats(first_of_group), load_staged(first_of_group, cur);
+  else load_row(first_of_group, cur);
   // Every group goes round as often as the block's first, so the reductions' barriers match.
   for (long long first_row = (long long)blockIdx.x * GROUPS; first_row < rows; first_row += stride) {
     const long long row = first_row + group, next = row + stride;
@@ -185,6 +258,10 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
       db_loose[q] += cur.dy_loose[q];
     }
     const float2 sums = group_sum_pair<ROW_THREADS, GROUPS>(make_float2(sum_gx, sum_g), scratch);
+    if constexpr (STAGES > 0) {  // every thread has its copy of this row: its slot takes the row STAGES on
+      if (threadIdx.x == 0) issue(turn + STAGES);
+      ++turn;
+    }
     // The means as products: a division by a row length that is no power of two is a
     // full-precision divide (a check and a slow path) on the row's critical path.
     constexpr float INV_COLS = 1.0f / COLS;
@@ -210,13 +287,15 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
         dx_row[share.loose_col(q)] = from_float<T>((w_loose[q] * cur.dy_loose[q] - (xhat * c1 + c2)) * rs);
       }
     }
-    if (!PREFETCH) load_row(next, cur);
+    if constexpr (STAGES > 0) load_staged(next, cur);
+    else if (!PREFETCH) load_row(next, cur);
     else cur = next_row;
   }
 
   // Stage 2: the block's partials summed by column, over the groups' slots (each group's split
   // maps a column to its slot: with shifted rows the groups' heads differ) and added into the
   // workspace four columns to an atomic.
+  if constexpr (STAGES > 0) __syncthreads();  // no thread reads the ring any more: the slots take its place
   if constexpr (REG_PARTIALS) {  // into this thread's slots, where stage 2 reads them
 #pragma unroll
     for (int k = 0; k < PER; ++k)

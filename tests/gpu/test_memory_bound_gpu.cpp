@@ -107,11 +107,14 @@ TEST(MemoryBoundGpu, LayerNormBackwardMatchesItsReferenceOnRaggedShapesEveryDtyp
   KTUNE_REQUIRE_GPU();
   std::vector<Problem> problems;
   // One-vector rows, odd lengths, the longest rows, more rows than the grid has blocks (the
-  // weight gradients' partials from every block, added up by the last to arrive), and 5001
-  // columns (shifted rows whose tail of COLS % 4 columns takes scalar atomics).
-  const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 8},      {3, 7},     {257, 64},
-                                                           {33, 1023},  {65, 4096}, {7, 16384},
-                                                           {5, 16382},  {4099, 1030}, {40, 5001}};
+  // weight gradients' partials from every block, added up by the last to arrive), 5001 columns
+  // (shifted rows whose tail of COLS % 4 columns takes scalar atomics), and 1500 x 1024: rows of
+  // whole 16-byte pieces, a dozen a block, so the shared-memory ring (STAGES) goes round several
+  // times with a ragged last lap.
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 8},      {3, 7},       {257, 64},
+                                                           {33, 1023},  {65, 4096},   {7, 16384},
+                                                           {5, 16382},  {4099, 1030}, {40, 5001},
+                                                           {1500, 1024}};
   for (const auto& [rows, cols] : shapes)
     for (std::string dtype : {"fp16", "bf16", "fp32"})
       problems.push_back({"layernorm_backward", {{"rows", rows}, {"cols", cols}}, dtype, {}});
