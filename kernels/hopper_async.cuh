@@ -144,7 +144,8 @@ __device__ __forceinline__ void bulk_wait_read() {
 __device__ __forceinline__ void bulk_wait_all() {
   asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
 }
-// Makes this thread's ordinary shared-memory writes visible to the copy engine (async proxy).
+// Orders this thread's ordinary shared-memory accesses with the copy engine's (the async proxy):
+// writes it must see, or reads of a buffer it will refill.
 __device__ __forceinline__ void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }

@@ -207,6 +207,9 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
       r.x[k] = active && held(k) ? x_vecs[lane + k * ROW_THREADS] : R{};
       r.dy[k] = active && held(k) ? dy_vecs[lane + k * ROW_THREADS] : R{};
     }
+    // These reads are the generic proxy's and the slot's refill is the copy engine's (the async
+    // proxy): the proxy fence orders them, as the block barrier before the refill orders threads.
+    if (active) hopper_async::fence_proxy_async_shared();
 #endif
   };
   if constexpr (STAGES > 0) {

@@ -67,14 +67,14 @@ __device__ __forceinline__ T normalize_one(float v, const T* w, const T* b, int 
 }
 
 // w's (or b's) elements for vector i of a row's whole vectors, which start at column `head`: a
-// vector load where the vector's first column is on a boundary (head % V == 0: every vector of an
-// unshifted row). Off a boundary (the offset is the row's, the same for every thread), a vector of
-// eight 16-bit elements comes from the two aligned vectors it straddles, shifted into place with
-// funnel shifts: two loads instead of eight made LayerNorm at 4096 x 5001 with 16-byte vectors
-// 0.0372 -> 0.0327 ms on an H200 (results/h200/norms-s24). Narrower vectors are loaded an
-// element at a time: there the two loads and the shifts measured slower (8-byte vectors 0.0310 ->
-// 0.0346 ms). The last vector of a row, whose second would reach past the end of p, goes element
-// by element too.
+// vector load for every vector of an unshifted row, and, for vectors of eight 16-bit elements, of
+// a shifted row that happens to start on a boundary (head % V == 0). Off a boundary (the offset is
+// the row's, the same for every thread of the row), such a vector comes from the two aligned
+// vectors it straddles, shifted into place with funnel shifts: two loads instead of eight made
+// LayerNorm at 4096 x 5001 with 16-byte vectors 0.0372 -> 0.0327 ms on an H200
+// (results/h200/norms-s24). Narrower vectors are loaded an element at a time: there the two loads
+// and the shifts measured slower (8-byte vectors 0.0310 -> 0.0346 ms). The last vector of a row,
+// whose second would reach past the end of p, goes element by element too.
 template <typename T, int V, typename R, bool SHIFTED, int COLS>
 __device__ __forceinline__ R param_vec(const T* p, int head, int i) {
   const R* vecs = reinterpret_cast<const R*>(p);
@@ -92,7 +92,7 @@ __device__ __forceinline__ R param_vec(const T* p, int head, int i) {
         const int bits = off * static_cast<int>(sizeof(T)) * 8, q = bits / 32, r = bits % 32;
 #pragma unroll
         for (int j = 0; j < WORDS; ++j) {
-          unsigned lo = c[j], hi = c[j + 1];  // q is uniform and small: selects, not local memory
+          unsigned lo = c[j], hi = c[j + 1];  // q is small: selects, not local memory
 #pragma unroll
           for (int t = 1; t < WORDS; ++t)
             if (q == t) lo = c[j + t], hi = c[j + t + 1];

@@ -109,8 +109,8 @@ TEST(MemoryBoundGpu, LayerNormBackwardMatchesItsReferenceOnRaggedShapesEveryDtyp
   // One-vector rows, odd lengths, the longest rows, more rows than the grid has blocks (the
   // weight gradients' partials from every block, added up by the last to arrive), 5001 columns
   // (shifted rows whose tail of COLS % 4 columns takes scalar atomics), and 1500 x 1024: rows of
-  // whole 16-byte pieces, a dozen a block, so the shared-memory ring (STAGES) goes round several
-  // times with a ragged last lap.
+  // whole 16-byte pieces, up to a dozen a block, so the shared-memory ring (STAGES) goes round
+  // more than once with a ragged last lap.
   const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 8},      {3, 7},       {257, 64},
                                                            {33, 1023},  {65, 4096},   {7, 16384},
                                                            {5, 16382},  {4099, 1030}, {40, 5001},
@@ -120,6 +120,11 @@ TEST(MemoryBoundGpu, LayerNormBackwardMatchesItsReferenceOnRaggedShapesEveryDtyp
       problems.push_back({"layernorm_backward", {{"rows", rows}, {"cols", cols}}, dtype, {}});
   SweepCheck c = check_default_sweeps("layernorm_backward", problems);
   EXPECT_TRUE(c.configs.count("layernorm_backward"));
+  // The ring (sm_90) ran, on the shape where a block takes several rows through it.
+  int ring_runs = 0;
+  for (const SweepCheck::Ran& r : c.ran)
+    ring_runs += r.params.at("STAGES") > 0 && problems[r.problem].dims.at("rows") == 1500;
+  if (c.arch >= 90) EXPECT_GT(ring_runs, 0);
 }
 
 TEST(MemoryBoundGpu, APlantedWrongAddIsRejected) {
