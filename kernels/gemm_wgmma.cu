@@ -152,8 +152,10 @@
 // put 30 instructions of addressing and a wait for the loads between the wait and the next
 // wgmma (ncu's per-instruction stalls at 4096 x 4096 x 7168 on an H200).
 // Adding a tile's sums in while the next tile's wgmma run (wgmma.wait_group 1, two sets of sums)
-// was tried: ptxas then serializes the wgmma (C7514), as for any read of accumulators while a
-// group is pending, so the sums are added after wait_group 0, as DeepGEMM and CUTLASS do.
+// was tried twice. Across the k loop's back edge ptxas serializes the wgmma (C7514: it takes a
+// group pending there as possibly either set); in straight-line turns of 2 or 4 k tiles it does
+// not, but no candidate got faster (results/h200/blockscaled-turns-s25), so the sums are added
+// after wait_group 0, as DeepGEMM and CUTLASS do.
 //
 // Run: `ktune sweep configs/gemm_wgmma.json` (sm_90a only; `ktune compile --config
 // configs/gemm_wgmma.json --arch sm_90a -v` compiles every candidate without a GPU).
