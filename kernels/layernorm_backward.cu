@@ -21,12 +21,14 @@
 //     slot into registers and goes on as in the other path; the slot is refilled with the row
 //     STAGES further on once the row's reduction has passed its barrier (every thread has its
 //     copy by then). The ring and the partials' slots share the dynamic shared memory: the
-//     partials are written there only after the last row. Stage 2 sums the groups' partials in shared memory and adds each
-//     block's into the fp32 workspace `acc` (dW's sums from acc[0], dB's from acc[DB_AT], cols
-//     rounded up to a multiple of 4) with atomics, four columns to one on Hopper, so several rows
-//     in flight per block cost no more atomics. The columns come in stripes of a quad (four
-//     columns) a thread, each with its own counter in `arrivals`: the last block to arrive at a
-//     stripe rounds it into dw and db and zeroes its workspace and counter for the next launch.
+//     partials are written there only after the last row.
+//
+//     Stage 2 sums the groups' partials in shared memory and adds each block's into the fp32
+//     workspace `acc` (dW's sums from acc[0], dB's from acc[DB_AT], cols rounded up to a multiple
+//     of 4) with atomics, four columns to one on Hopper, so several rows in flight per block cost
+//     no more atomics. The columns come in stripes of a quad (four columns) a thread, each with
+//     its own counter in `arrivals`: the last block to arrive at a stripe rounds it into dw and db
+//     and zeroes its workspace and counter for the next launch.
 //     Launch: grid min(cdiv(rows, GROUPS), blocks), block ROW_THREADS * GROUPS, dynamic shared
 //     memory 8 * PER * V * ROW_THREADS * GROUPS bytes (PER vectors of V elements a thread), or
 //     with STAGES the larger of that and the ring's STAGES * 2 * COLS * sizeof(T).
@@ -148,6 +150,15 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
     float x_loose[LOOSE], dy_loose[LOOSE];
     float mu, rs;
   };
+  // This thread's vectors of a row of x and dy, from memory or from the row's slot of the ring;
+  // zero bits (0 in every dtype) for a row past the last and a vector past the row.
+  const auto take_vectors = [&](const R* x_vecs, const R* dy_vecs, bool active, Row& r) {
+#pragma unroll
+    for (int k = 0; k < PER; ++k) {
+      r.x[k] = active && held(k) ? x_vecs[lane + k * ROW_THREADS] : R{};
+      r.dy[k] = active && held(k) ? dy_vecs[lane + k * ROW_THREADS] : R{};
+    }
+  };
   const auto load_row = [&](long long row, Row& r) {
     const bool active = row < rows;
     const T* x_row = x + (active ? row : 0) * COLS;
@@ -156,11 +167,7 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
     const R* dy_vecs = reinterpret_cast<const R*>(dy_row + share.head);
     r.mu = active ? mean[row] : 0.0f;
     r.rs = active ? rstd[row] : 0.0f;
-#pragma unroll
-    for (int k = 0; k < PER; ++k) {
-      r.x[k] = active && held(k) ? x_vecs[lane + k * ROW_THREADS] : R{};  // zero bits: 0 in every dtype
-      r.dy[k] = active && held(k) ? dy_vecs[lane + k * ROW_THREADS] : R{};
-    }
+    take_vectors(x_vecs, dy_vecs, active, r);
 #pragma unroll
     for (int q = 0; q < LOOSE; ++q) {
       const bool has = active && share.has_loose(q);
@@ -200,13 +207,8 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
     r.rs = ahead_rs;
     load_stats(row + stride);
     if (active) hopper_async::mbar_wait(hopper_async::smem_addr(&full[turn % RING]), (turn / RING) & 1);
-    const R* x_vecs = reinterpret_cast<const R*>(slot_of(turn));
-    const R* dy_vecs = reinterpret_cast<const R*>(slot_of(turn) + ROW_BYTES);
-#pragma unroll
-    for (int k = 0; k < PER; ++k) {
-      r.x[k] = active && held(k) ? x_vecs[lane + k * ROW_THREADS] : R{};
-      r.dy[k] = active && held(k) ? dy_vecs[lane + k * ROW_THREADS] : R{};
-    }
+    take_vectors(reinterpret_cast<const R*>(slot_of(turn)), reinterpret_cast<const R*>(slot_of(turn) + ROW_BYTES),
+                 active, r);
     // These reads are the generic proxy's and the slot's refill is the copy engine's (the async
     // proxy): the proxy fence orders them, as the block barrier before the refill orders threads.
     if (active) hopper_async::fence_proxy_async_shared();
