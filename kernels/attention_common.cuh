@@ -5,6 +5,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "fast_exp2.cuh"
+
 namespace attention_common {
 
 template <bool B>
@@ -22,12 +24,6 @@ __host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
 
 // NVRTC has no math.h, so no INFINITY.
 __device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
-
-__device__ __forceinline__ float fast_exp2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
-}
 
 // Whether key `col` is hidden from query `row`: past the keys, or (CAUSAL) past the row's
 // bottom-right-aligned diagonal (query i sees keys j <= i + diagonal, diagonal = seqlen_kv - seqlen_q).

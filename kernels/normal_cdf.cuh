@@ -32,6 +32,9 @@
 #if !defined(__CUDACC_RTC__)
 #include <cmath>
 #endif
+#if defined(__CUDACC__)
+#include "fast_exp2.cuh"
+#endif
 
 #if defined(__CUDACC__)
 #define KTUNE_NORMAL_CDF_FN __host__ __device__ __forceinline__
@@ -48,9 +51,7 @@ constexpr float kTailEnd = 5.5f;
 // beyond a = 13, which kTailEnd cuts off first), the C library's on the host.
 KTUNE_NORMAL_CDF_FN float exp2_approx(float x) {
 #if defined(__CUDA_ARCH__)
-  float r;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
-  return r;
+  return fast_exp2(x);
 #else
   return std::exp2(x);
 #endif

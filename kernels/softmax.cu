@@ -27,6 +27,7 @@
 // others leave the two trailing arguments out of their signatures (a launch passes extra
 // arguments a kernel does not declare without harm).
 #include "elementwise.cuh"
+#include "fast_exp2.cuh"
 #include "row_reduce.cuh"
 
 namespace softmax_detail {
@@ -37,15 +38,10 @@ using namespace row_reduce;
 constexpr float kLog2e = 1.4426950408889634f;
 __device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
 
-// exp(x - m) as exp2((x - m) * log2 e): one MUFU.EX2 per element, results below 2^-126 flushed
-// to zero. exp2f keeps them, at the price of a compare and two predicated multiplies around every
-// MUFU (six instructions an exponential where this takes three); an output that small is zero
-// within every dtype's tolerance (src/families/softmax.cpp: atol 1e-12 and up).
-__device__ __forceinline__ float exp_minus(float x, float m) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"((x - m) * kLog2e));
-  return y;
-}
+// exp(x - m) as exp2((x - m) * log2 e), results below 2^-126 flushed to zero (fast_exp2.cuh): an
+// output that small is zero within every dtype's tolerance (src/families/softmax.cpp: atol 1e-12
+// and up).
+__device__ __forceinline__ float exp_minus(float x, float m) { return fast_exp2((x - m) * kLog2e); }
 
 // The same through exp2f, for the register kernel's output pass alone: with exp_minus there,
 // ptxas spilled (8-12 bytes) the 512-thread packed rows of 50257 16-bit elements under MIN_BLOCKS
