@@ -34,9 +34,6 @@
 #endif
 #if defined(__CUDACC__)
 #include "fast_exp2.cuh"
-#endif
-
-#if defined(__CUDACC__)
 #define KTUNE_NORMAL_CDF_FN __host__ __device__ __forceinline__
 #else
 #define KTUNE_NORMAL_CDF_FN inline

@@ -33,13 +33,12 @@ def call_for(m, n, k, dtype, layout, scaling="tensor"):
             scale_b = torch.rand(-(-n // 128), kb, device="cuda").add_(0.5).t()
         else:
             scale_a = scale_b = torch.ones((), device="cuda")
-        # Fast accumulation with per-tensor scales, as ktune's cuBLASLt baseline sets it
-        # (src/families/gemm.cpp). _scaled_mm's default promotes: another cuBLASLt configuration
-        # than the one ktune times (do_bench put it 6.7% slower at the median of the fp8 squares in
-        # results/h200/large-s26, before this flag). Block scales promote in both.
-        fast = scaling != "block"
+        # ktune's cuBLASLt baseline (src/families/gemm.cpp) sets fast accumulation with per-tensor
+        # scales and leaves it off with block scales, so this does too: _scaled_mm's default (off)
+        # would time another cuBLASLt configuration than the one ktune's ratios are against.
+        fast_accum = scaling == "tensor"
         return lambda: torch._scaled_mm(a, b, scale_a=scale_a, scale_b=scale_b, out_dtype=torch.bfloat16,
-                                        use_fast_accum=fast)
+                                        use_fast_accum=fast_accum)
     t = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[dtype]
     a = operand(m, k, layout[0] == "r", t)
     b = operand(k, n, layout[1] == "r", t)
