@@ -1004,29 +1004,54 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
                  (((static_cast<long long>(c) * CLUSTER_M + rank) * 2 + part) * NUM_CONSUMERS + consumer) * SLOT;
         };
         const long long tile_begin = static_cast<long long>(tile) * k_tiles;
-        float* const mine = STREAM_K ? stream_slot(cluster, tile_begin + kt_begin == work_begin.pos ? 0 : 1)
-                                     : split_slot(work.split);
-#pragma unroll
-        for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-          for (int i = 0; i < ACC; i += 4)
-            __stcg(reinterpret_cast<float4*>(mine + ((mi * ACC + i) * 128 + 4 * tid)),
-                   make_float4(acc[mi][i], acc[mi][i + 1], acc[mi][i + 2], acc[mi][i + 3]));
-        __threadfence();  // the partials are visible GPU-wide before the arrival that announces them
-        named_barrier_sync(1 + consumer, 128);
         unsigned* const counter = arrivals + (tile * CLUSTER_M + rank) * NUM_CONSUMERS + consumer;
-        if (tid == 0) {
-          const unsigned weight = STREAM_K ? kt_end - kt_begin : 1;
-          const unsigned before = atomicAdd(counter, weight);
-          const bool last = before + weight == (STREAM_K ? k_tiles : SPLIT_K);
-          if (last) *counter = 0;
-          asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(last_flag + 4 * consumer), "r"(last ? 1u : 0u)
-                       : "memory");
+        const unsigned weight = STREAM_K ? kt_end - kt_begin : 1;
+        const unsigned whole_weight = STREAM_K ? k_tiles : SPLIT_K;
+        // Thread 0 tells its warpgroup whether this part completes the tile, through shared memory
+        // (the first barrier: every thread has read the flag's last value before it is written).
+        auto share_last = [&](bool mine_last) {
+          named_barrier_sync(1 + consumer, 128);
+          if (tid == 0)
+            asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(last_flag + 4 * consumer), "r"(mine_last ? 1u : 0u)
+                         : "memory");
+          named_barrier_sync(1 + consumer, 128);
+          unsigned flag;
+          asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(flag) : "r"(last_flag + 4 * consumer) : "memory");
+          return flag != 0;
+        };
+        // A stream-K part that starts its tile is the end of its CTA's range, and the tile's other
+        // parts began the ranges after it, so they have nearly always arrived by then: it looks at
+        // the counter first, and when they have it needs no partials of its own in memory.
+        bool last = false;
+        if (STREAM_K && kt_begin == 0) {
+          bool seen_all = false;
+          if (tid == 0) {
+            unsigned before;
+            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(before) : "l"(counter) : "memory");
+            seen_all = before + weight == whole_weight;
+            if (seen_all) *counter = 0;  // nobody else arrives at this tile in this launch
+          }
+          last = share_last(seen_all);
         }
-        named_barrier_sync(1 + consumer, 128);
-        unsigned last;
-        asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(last) : "r"(last_flag + 4 * consumer) : "memory");
-        if (!last) continue;
+        if (!last) {
+          float* const mine = STREAM_K ? stream_slot(cluster, tile_begin + kt_begin == work_begin.pos ? 0 : 1)
+                                       : split_slot(work.split);
+#pragma unroll
+          for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+            for (int i = 0; i < ACC; i += 4)
+              __stcg(reinterpret_cast<float4*>(mine + ((mi * ACC + i) * 128 + 4 * tid)),
+                     make_float4(acc[mi][i], acc[mi][i + 1], acc[mi][i + 2], acc[mi][i + 3]));
+          __threadfence();  // the partials are visible GPU-wide before the arrival that announces them
+          named_barrier_sync(1 + consumer, 128);
+          bool arrived_last = false;
+          if (tid == 0) {
+            const unsigned before = atomicAdd(counter, weight);
+            arrived_last = before + weight == whole_weight;
+            if (arrived_last) *counter = 0;
+          }
+          if (!share_last(arrived_last)) continue;
+        }
         __threadfence();
         auto add = [&](const float* other) {
 #pragma unroll
