@@ -26,7 +26,7 @@
 //   A row-major {BLOCK_K, BLOCK_M}      A column-major {SWIZZLE_ELEMS, BLOCK_K}
 //   B row-major {SWIZZLE_ELEMS, BLOCK_K}  B column-major {BLOCK_K, BLOCK_N / CLUSTER_M}
 // (SWIZZLE_ELEMS = 128 / sizeof(T): 64 16-bit, 32 float elements)
-//   C           {128 / sizeof(OutT), BLOCK_M / NUM_CONSUMERS}
+//   C           {128 / sizeof(OutT), WG_M}: a consumer's rows (BLOCK_M / NUM_CONSUMERS, or BLOCK_M with PINGPONG)
 // (a 128-byte swizzle row holds 128 bytes of elements, so a 16-bit M- or N-contiguous tile
 // arrives as BLOCK_M/64 or BLOCK_N/64 boxes, and C leaves as 128-byte-wide column panels; in a
 // cluster each CTA fetches 1/CLUSTER_M of the B tile). C is the plain pointer the direct-store
@@ -59,8 +59,15 @@
 //                  96 tiles of 128x192 fill 1536^2 where 128x256 leaves 60 of 132 SMs idle).
 //   BLOCK_K        k depth of one stage: one 128-byte swizzle row (64 16-bit, 32 float, 128 fp8).
 //   NUM_STAGES     depth of the shared-memory ring, >= 2.
-//   NUM_CONSUMERS  consumer warpgroups, 1 or 2; each owns BLOCK_M/NUM_CONSUMERS rows and keeps
-//                  (BLOCK_M/NUM_CONSUMERS)*BLOCK_N/128 fp32 accumulators per thread (<= 128).
+//   NUM_CONSUMERS  consumer warpgroups, 1 or 2; each owns WG_M = BLOCK_M/NUM_CONSUMERS rows of a
+//                  tile (cooperative) and keeps WG_M*BLOCK_N/128 fp32 accumulators per thread
+//                  (<= 128).
+//   PINGPONG       0 or 1 (with NUM_CONSUMERS 2, data-parallel, K-major or 16-bit operands): the
+//                  two consumers take the CTA's tiles in turns, each a whole tile (WG_M = BLOCK_M),
+//                  so that one stores its tile while the other's main loop keeps the tensor
+//                  cores busy (CUTLASS's pingpong). The ring holds their tiles' k tiles in the
+//                  order of the walk; each consumer waits on its own tiles' stages and skips the
+//                  other's. EPILOGUE 1 stages both consumers' tiles: 2*BLOCK_M*BLOCK_N*sizeof(OutT).
 //   GROUP_M        rows of cluster tiles walked together (Triton's grouped order), as gemm_mma;
 //                  the persistent CTAs take consecutive tiles of that order, so a wave of them
 //                  shares panels of A and B in L2.
@@ -470,7 +477,7 @@ __device__ __forceinline__ void copy_tile(unsigned dst, const char* src, long lo
 // CopiedOperands<T>); the two entry points at the end of the file differ in their arguments alone.
 template <typename T, typename OutT, int A_ROW_MAJOR, int B_ROW_MAJOR, int BLOCK_M, int BLOCK_N,
           int BLOCK_K, int NUM_STAGES, int NUM_CONSUMERS, int GROUP_M, int CLUSTER_M,
-          int BLOCKS_PER_SM, int EPILOGUE, int SPLIT_K, int STREAM_K, int BLOCK_SCALED, typename Operands>
+          int BLOCKS_PER_SM, int EPILOGUE, int SPLIT_K, int STREAM_K, int BLOCK_SCALED, int PINGPONG, typename Operands>
 __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* __restrict__ C, int M, int N, int K,
                                                       const CUtensorMap* tmC, const float* __restrict__ scale_a,
                                                       const float* __restrict__ scale_b, float* __restrict__ partials,
@@ -481,7 +488,10 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
   constexpr int E = sizeof(T);
   constexpr int OE = sizeof(OutT);
   constexpr int CHUNK = SWIZZLE_ROW / E;           // elements in one swizzle row
-  constexpr int WG_M = BLOCK_M / NUM_CONSUMERS;    // rows of one consumer warpgroup
+  // Rows of one consumer warpgroup: its share of the tile, or with PINGPONG the whole tile.
+  constexpr int WG_M = PINGPONG ? BLOCK_M : BLOCK_M / NUM_CONSUMERS;
+  // The consumer's rows within the tile's operands and C: 0 when each consumer takes whole tiles.
+  constexpr int CONSUMER_ROWS = PINGPONG ? 0 : WG_M;
   // Float operands that are M/N-major in memory (see "Registers" above): with A column-major the
   // consumers read A's tile into registers; with both row-major (SWAP) B's tile is wgmma's A, read
   // into registers, and the consumer's rows of A's (K-major) tile its B, so the accumulators hold
@@ -536,6 +546,9 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
   static_assert(KIND == Kind::e4m3 ? OE == 2 : (E == 4 ? OE == 4 : sizeof(OutT) == sizeof(T)),
                 "output type: T itself, bf16 for fp8");
   static_assert(NUM_CONSUMERS == 1 || NUM_CONSUMERS == 2, "NUM_CONSUMERS: 1 or 2");
+  static_assert(!PINGPONG || (NUM_CONSUMERS == 2 && SPLIT_K == 1 && STREAM_K == 0 && !BLOCK_SCALED && !REGS &&
+                              !TRANSPOSES && !COPIED),
+                "PINGPONG: two consumers taking whole tiles of a data-parallel walk, K-major or 16-bit operands");
   static_assert(WG_M == 64 || WG_M == 128, "BLOCK_M / NUM_CONSUMERS: 64 or 128");
   static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 192 || BLOCK_N == 256,
                 "BLOCK_N: 64, 128, 192 or 256");
@@ -611,7 +624,8 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
       // The producer's arrival and each transposer warp's, or each copying warp's; with block
       // scales, each thread of the scale warp's as its copies land.
       mbar_init(full_bar + 8 * s, COPIED ? 4 : 1 + TRANSPOSER_WARPS + (SCALE_WARP ? 32 : 0));
-      mbar_init(empty_bar + 8 * s, CLUSTER_M * NUM_CONSUMERS * 4);  // each consumer warp
+      // Each consumer warp (with PINGPONG, each warp of the one consumer that takes the stage's tile).
+      mbar_init(empty_bar + 8 * s, CLUSTER_M * (PINGPONG ? 1 : NUM_CONSUMERS) * 4);
       mbar_init(raw_bar + 8 * s, 1);                      // the producer's expect_tx arrival
     }
     // Make the initialized barriers visible to the TMA unit (the async proxy) and the cluster.
@@ -805,12 +819,12 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
     constexpr int WGMMA_B_STAGE = SWAP ? A_STAGE : B_STAGE;
     // The low words only (wgmma.cuh's desc_lo): every descriptor here has the high word DESC_HI.
     constexpr unsigned DESC_HI = desc_hi(SWIZZLE_ATOM);
-    const unsigned desc_a0 = desc_lo(a_tiles + consumer * MI * A_MSTEP, A_KMAJOR ? 16 : PANEL);
-    const unsigned desc_b0 = SWAP ? desc_lo(a_tiles + consumer * WG_M * SWIZZLE_ROW, 16)
+    const unsigned desc_a0 = desc_lo(a_tiles + consumer * (CONSUMER_ROWS / 64) * A_MSTEP, A_KMAJOR ? 16 : PANEL);
+    const unsigned desc_b0 = SWAP ? desc_lo(a_tiles + consumer * CONSUMER_ROWS * SWIZZLE_ROW, 16)
                                   : desc_lo(b_tiles, B_KMAJOR ? 16 : PANEL);
     // wgmma's A from registers: the M/N-major tile it comes from (B's with SWAP, else this
     // consumer's panels of A's) and the tile row each accumulator row (mi, h) stands for.
-    const unsigned frag_tiles = SWAP ? b_tiles : a_tiles + consumer * (WG_M / CHUNK) * PANEL;
+    const unsigned frag_tiles = SWAP ? b_tiles : a_tiles + consumer * (CONSUMER_ROWS / CHUNK) * PANEL;
     constexpr int FRAG_STAGE = SWAP ? B_STAGE : A_STAGE;
     auto acc_row = [&](int mi, int h) {
       return REGS ? fragment_row<MI>(mi, h, warp, lane) : mi * 64 + warp * 16 + h * 8 + lane / 4;
@@ -832,7 +846,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-      for (int h = 0; h < 2; ++h) a_scale_at[mi][h] = scale_ring + 4 * (consumer * WG_M + acc_row(mi, h));
+      for (int h = 0; h < 2; ++h) a_scale_at[mi][h] = scale_ring + 4 * (consumer * CONSUMER_ROWS + acc_row(mi, h));
     const auto read_scales = [&](int stage) {
       const unsigned slot = stage * SCALE_STAGE * 4;
 #pragma unroll
@@ -851,9 +865,24 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
     unsigned phase = 0;
     WorkWalk<SPLIT_K, STREAM_K> work = work_begin;
     int tile, kt_begin, kt_end;
+    int unit = 0;  // PINGPONG: units of the CTA's walk so far; the consumers take them in turns
     while (work.next(tile, kt_begin, kt_end)) {
+      if (PINGPONG && (unit++ & 1) != consumer) {
+        // The other consumer's tile: its k tiles pass through the ring's next stages, which this
+        // consumer skips. Tiles alternate in the ring as in the walk, so while one consumer
+        // stores its tile the other's main loop has the tensor cores (pingpong).
+        const int stages = s + (kt_end - kt_begin);
+        s = stages % NUM_STAGES;
+        phase ^= (stages / NUM_STAGES) & 1;
+        continue;
+      }
+      // A stage's "full" barrier tells phases apart by parity alone, so a consumer may wait on
+      // its tile's stages only once the fills before them are complete: once the other consumer
+      // has waited on every stage of the tile before (it arrives on barrier 3 + this consumer,
+      // 128 threads each side, when its main loop is issued). The first tile waits for nothing.
+      if (PINGPONG && unit > 1) named_barrier_sync(3 + consumer, 256);
       const KtuneTile t = ktune_grouped_tile(tile, tiles_m, tiles_n, GROUP_M);
-      const int m0 = (t.m * CLUSTER_M + rank) * BLOCK_M + consumer * WG_M;  // this consumer's rows
+      const int m0 = (t.m * CLUSTER_M + rank) * BLOCK_M + consumer * CONSUMER_ROWS;  // this consumer's rows
       const int n0 = t.n * BLOCK_N;
       if constexpr (BLOCK_SCALED && BLOCK_N % 128 != 0) b_half = n0 % 128 ? 4 : 0;
 #pragma unroll
@@ -978,6 +1007,13 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
           s = 0;
           phase ^= 1;
         }
+      }
+      if constexpr (PINGPONG) {
+        // Every stage of this tile has been waited on: the other consumer's next tile may start
+        // (if the walk has one), its wgmma queued behind this tile's last.
+        WorkWalk<SPLIT_K, STREAM_K> ahead = work;
+        int next_tile, next_begin, next_end;
+        if (ahead.next(next_tile, next_begin, next_end)) named_barrier_arrive(3 + (consumer ^ 1), 256);
       }
       wgmma_wait<0>();
 #pragma unroll
@@ -1233,7 +1269,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
 // Operands by TMA: tmA, tmB (and tmC) are the tensor maps described at the top.
 template <typename T, typename OutT, int A_ROW_MAJOR, int B_ROW_MAJOR, int BLOCK_M, int BLOCK_N,
           int BLOCK_K, int NUM_STAGES, int NUM_CONSUMERS, int GROUP_M, int CLUSTER_M,
-          int BLOCKS_PER_SM, int EPILOGUE, int SPLIT_K, int STREAM_K, int BLOCK_SCALED>
+          int BLOCKS_PER_SM, int EPILOGUE, int SPLIT_K, int STREAM_K, int BLOCK_SCALED, int PINGPONG>
 __global__ void __cluster_dims__(CLUSTER_M, 1, 1)
     __launch_bounds__((NUM_CONSUMERS + 1) * 128, BLOCKS_PER_SM)
 ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
@@ -1241,7 +1277,7 @@ ktune_gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant_
                  const float* __restrict__ scale_a, const float* __restrict__ scale_b,
                  float* __restrict__ partials, unsigned* __restrict__ arrivals) {
   ktune_gemm_wgmma_body<T, OutT, A_ROW_MAJOR, B_ROW_MAJOR, BLOCK_M, BLOCK_N, BLOCK_K, NUM_STAGES, NUM_CONSUMERS,
-                        GROUP_M, CLUSTER_M, BLOCKS_PER_SM, EPILOGUE, SPLIT_K, STREAM_K, BLOCK_SCALED>(
+                        GROUP_M, CLUSTER_M, BLOCKS_PER_SM, EPILOGUE, SPLIT_K, STREAM_K, BLOCK_SCALED, PINGPONG>(
       gemm_wgmma_detail::TmaOperands{&tmA, &tmB}, C, M, N, K, &tmC, scale_a, scale_b, partials, arrivals);
 }
 
@@ -1257,6 +1293,6 @@ ktune_gemm_wgmma_cp_async(const T* __restrict__ A, const T* __restrict__ B, OutT
                           const float* __restrict__ scale_b, float* __restrict__ partials,
                           unsigned* __restrict__ arrivals) {
   ktune_gemm_wgmma_body<T, OutT, A_ROW_MAJOR, B_ROW_MAJOR, BLOCK_M, BLOCK_N, BLOCK_K, NUM_STAGES, NUM_CONSUMERS,
-                        GROUP_M, CLUSTER_M, BLOCKS_PER_SM, EPILOGUE, SPLIT_K, STREAM_K, BLOCK_SCALED>(
+                        GROUP_M, CLUSTER_M, BLOCKS_PER_SM, EPILOGUE, SPLIT_K, STREAM_K, BLOCK_SCALED, 0>(
       gemm_wgmma_detail::CopiedOperands<T>{A, B}, C, M, N, K, &tmC, scale_a, scale_b, partials, arrivals);
 }

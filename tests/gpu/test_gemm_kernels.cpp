@@ -259,6 +259,39 @@ TEST(GemmKernels, WgmmaStreamKTf32MajorsAndCopiedOperandsEveryCandidate) {
   EXPECT_EQ(session.worker_restarts(), 0);
 }
 
+// gemm_wgmma's PINGPONG, every candidate: the two consumers take the CTA's tiles in turns, each
+// skipping the other's stages of the shared ring, so a wrong skip count or phase hangs or reads
+// the other tile's operands. Shapes of one tile a CTA or fewer (the second consumer idle), of two
+// or more with an odd count (the last turn the first consumer's), ragged edges, each dtype the
+// schedule takes, both operand majors of 16-bit types.
+TEST(GemmKernels, WgmmaPingpongEveryCandidate) {
+  KTUNE_REQUIRE_GPU();
+  auto dir = test::scratch_dir("gemm-wgmma-pingpong");
+  Session session(session_options(dir));
+  if (arch_facts(session.device()).arch != 90) GTEST_SKIP() << "gemm_wgmma runs on sm_90a only";
+  const KernelFamily& family = find_family("gemm");
+  NvrtcCompiler compiler(dir);
+  auto gemm = [](int64_t m, int64_t n, int64_t k, const char* dtype, const char* layout) {
+    return Problem{"gemm", {{"M", m}, {"N", n}, {"K", k}}, dtype, {{"layout", layout}}};
+  };
+  const std::vector<Problem> problems = {gemm(1500, 2000, 1000, "fp16", "rr"), gemm(3000, 2056, 520, "bf16", "cc"),
+                                         gemm(1000, 1536, 2048, "fp8", "rc"), gemm(200, 264, 3000, "fp16", "rc")};
+  const SweepConfig config =
+      parse_family_config(family, *find_embedded("configs/gemm_wgmma.json"), "configs/gemm_wgmma.json");
+  int checked = 0;
+  for (size_t c = 0; c < problems.size(); ++c) {
+    const std::vector<CandidateRecord> recs = check_every_candidate(session, compiler, config, problems[c], 4000 + c,
+                                                                    "PINGPONG", 0, [](CandidateRecord&) { return true; });
+    EXPECT_FALSE(recs.empty()) << "no pingpong candidate for " << describe(problems[c]);
+    for (const CandidateRecord& r : recs) {
+      EXPECT_EQ(r.disposition, Disposition::passed) << describe(problems[c]) << " " << r.kernel_name << ": " << r.reason;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 20);
+  EXPECT_EQ(session.worker_restarts(), 0);
+}
+
 // fp8 with block scales (a scale per 1 x 128 of A and per 128 x 128 of B): every candidate of both
 // wgmma configs on ragged shapes (a partial last k block, partial last column and row blocks,
 // stream-K's hybrid, split-K over long K), with the sums added in at once or a tile later, passes;

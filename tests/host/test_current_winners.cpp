@@ -39,8 +39,8 @@ TEST(CurrentWinners, AnEntryFromBeforeANewTunableGetsTodaysKernelNameAndLaunch) 
   const std::vector<CacheEntry> out = cli::current_winners({cached_before_stream_k()}, notes);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_TRUE(notes.empty()) << notes.front();
-  // STREAM_K at its first value (0), the kernel as it ran (BLOCK_SCALED 0: per-tensor scales).
-  EXPECT_EQ(out[0].kernel_name, "ktune_gemm_wgmma<__half, __half, 1, 1, 128, 256, 64, 4, 2, 16, 1, 1, 2, 1, 0, 0>");
+  // STREAM_K and PINGPONG at their first values (0), the kernel as it ran (BLOCK_SCALED 0: per-tensor scales).
+  EXPECT_EQ(out[0].kernel_name, "ktune_gemm_wgmma<__half, __half, 1, 1, 128, 256, 64, 4, 2, 16, 1, 1, 2, 1, 0, 0, 0>");
   // 12 x 6 tiles of 128x256, each its own CTA of the persistent grid (fewer than 132 SMs).
   EXPECT_EQ(out[0].launch.grid[0], 72);
   EXPECT_EQ(out[0].launch.block[0], 384);
