@@ -62,7 +62,7 @@
 //   NUM_CONSUMERS  consumer warpgroups, 1 or 2; each owns WG_M = BLOCK_M/NUM_CONSUMERS rows of a
 //                  tile (cooperative) and keeps WG_M*BLOCK_N/128 fp32 accumulators per thread
 //                  (<= 128).
-//   PINGPONG       0 or 1 (with NUM_CONSUMERS 2, data-parallel, K-major or 16-bit operands): the
+//   PINGPONG       0 or 1 (with NUM_CONSUMERS 2, data-parallel, 16-bit or fp8 operands): the
 //                  two consumers take the CTA's tiles in turns, each a whole tile (WG_M = BLOCK_M),
 //                  so that one stores its tile while the other's main loop keeps the tensor
 //                  cores busy (CUTLASS's pingpong). The ring holds their tiles' k tiles in the
@@ -80,9 +80,10 @@
 //   EPILOGUE       0: store straight from the accumulator registers (guarded 2-element stores);
 //                  1: write the tile to shared memory (stmatrix for 16-bit C), then one thread
 //                  per consumer issues TMA stores, which run while the next tile's main loop
-//                  starts. 1 costs BLOCK_M*BLOCK_N*sizeof(OutT) bytes of shared memory.
+//                  starts. 1 costs BLOCK_M*BLOCK_N*sizeof(OutT) bytes of shared memory (twice that
+//                  with PINGPONG: each consumer stages its own tile).
 //                  2: as 1, one 128-byte column panel at a time through two alternating slots
-//                  (BLOCK_M*256 bytes), which leaves room for a deeper ring (4 stages of
+//                  (BLOCK_M*256 bytes, twice that with PINGPONG), which leaves room for a deeper ring (4 stages of
 //                  128×256×64 16-bit tiles instead of 3) at the cost of a wait per panel.
 //   SPLIT_K        units of work per tile, each over 1/SPLIT_K of the k tiles: for shapes with
 //                  fewer tiles than SMs (small M, decode) and long K. Each unit leaves fp32
@@ -109,7 +110,7 @@
 // until a stage is empty, arms its "full" mbarrier with the stage's byte count and issues the TMA
 // copies, which complete the barrier themselves. The other warpgroups are consumers: each waits
 // until a stage is full, issues the stage's wgmma (BLOCK_K*sizeof(T)/32 k-steps, times
-// BLOCK_M/NUM_CONSUMERS/64) as one commit group, and once the group before has retired
+// WG_M/64) as one commit group, and once the group before has retired
 // (wgmma.wait_group 1, so one group is always queued behind the one running) each of its warps
 // arrives on that earlier stage's "empty" mbarrier, in every CTA of the cluster (a stage may be
 // refilled only when no CTA still reads the multicast B data it shares). setmaxnreg hands the
@@ -546,10 +547,11 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
   static_assert(KIND == Kind::e4m3 ? OE == 2 : (E == 4 ? OE == 4 : sizeof(OutT) == sizeof(T)),
                 "output type: T itself, bf16 for fp8");
   static_assert(NUM_CONSUMERS == 1 || NUM_CONSUMERS == 2, "NUM_CONSUMERS: 1 or 2");
-  static_assert(!PINGPONG || (NUM_CONSUMERS == 2 && SPLIT_K == 1 && STREAM_K == 0 && !BLOCK_SCALED && !REGS &&
-                              !TRANSPOSES && !COPIED),
-                "PINGPONG: two consumers taking whole tiles of a data-parallel walk, K-major or 16-bit operands");
-  static_assert(WG_M == 64 || WG_M == 128, "BLOCK_M / NUM_CONSUMERS: 64 or 128");
+  // fp32 (TF32) is left out: its staging path (float pairs, 32-column panels) has not run with it.
+  static_assert(!PINGPONG || (NUM_CONSUMERS == 2 && SPLIT_K == 1 && STREAM_K == 0 && !BLOCK_SCALED && E != 4 &&
+                              !COPIED),
+                "PINGPONG: two consumers taking whole tiles of a data-parallel walk, 16-bit or fp8 operands");
+  static_assert(WG_M == 64 || WG_M == 128, "WG_M (BLOCK_M / NUM_CONSUMERS, or BLOCK_M with PINGPONG): 64 or 128");
   static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 192 || BLOCK_N == 256,
                 "BLOCK_N: 64, 128, 192 or 256");
   static_assert(BLOCK_K == CHUNK, "BLOCK_K: one 128-byte swizzle row");
