@@ -379,11 +379,16 @@ TEST(GemmKernels, WgmmaBlockScaledEveryCandidateAndOneScaleATensorRejected) {
   int planted = 0;
   const std::vector<CandidateRecord> one_scale =
       check_every_candidate(session, compiler, config, block_cases[0].problem, 3000, nullptr, 0, [&](CandidateRecord& r) {
-        // The kernel's last template argument is BLOCK_SCALED (1 or 2 here).
-        const size_t at = r.kernel_name.rfind(", ");
-        if (planted == 3 || at == std::string::npos) return false;
+        // The kernel's last two template arguments are BLOCK_SCALED (1 here) and PINGPONG (0). A
+        // name that does not end so plants nothing: the test fails rather than pass on it.
+        const std::string tail = ", 1, 0>";
+        if (planted == 3) return false;
+        const bool ends_so = r.kernel_name.size() > tail.size() &&
+                             r.kernel_name.compare(r.kernel_name.size() - tail.size(), tail.size(), tail) == 0;
+        EXPECT_TRUE(ends_so) << r.kernel_name << " does not end with BLOCK_SCALED 1, PINGPONG 0";
+        if (!ends_so) return false;
         ++planted;
-        r.kernel_name.replace(at, std::string::npos, ", 0>");
+        r.kernel_name.replace(r.kernel_name.size() - tail.size(), tail.size(), ", 0, 0>");
         return true;
       });
   EXPECT_EQ(one_scale.size(), 3u);
