@@ -512,9 +512,12 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
   constexpr int PANEL = BLOCK_K * SWIZZLE_ROW;     // one CHUNK-wide M/N panel of an M/N-major tile
   constexpr int C_PANEL = WG_M * SWIZZLE_ROW;      // one 128-byte-wide column panel of C
   constexpr int C_PANEL_COLS = SWIZZLE_ROW / OE;
-  constexpr int C_PANELS = BLOCK_N / C_PANEL_COLS;  // column panels of one consumer's C tile
+  // Whole column panels of one consumer's C tile, and the columns past them (a tile 144-240 wide
+  // only), which go straight to memory from registers: a panel store would overrun the tile.
+  constexpr int C_PANELS = BLOCK_N / C_PANEL_COLS;
+  constexpr int C_TAIL_COLS = BLOCK_N - C_PANELS * C_PANEL_COLS;
   // One consumer's share of the C staging memory: its whole tile (EPILOGUE 1) or two panels.
-  constexpr int C_WG_TILE = EPILOGUE == 2 ? 2 * C_PANEL : WG_M * BLOCK_N * OE;
+  constexpr int C_WG_TILE = EPILOGUE == 2 ? 2 * C_PANEL : C_PANELS * C_PANEL;
   constexpr bool TRANSPOSES = TRANS_B;
   constexpr bool A_KMAJOR = A_ROW_MAJOR;           // as wgmma reads it from shared memory
   constexpr bool B_KMAJOR = !B_ROW_MAJOR || TRANS_B;
@@ -552,8 +555,15 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
                               !COPIED),
                 "PINGPONG: two consumers taking whole tiles of a data-parallel walk, 16-bit or fp8 operands");
   static_assert(WG_M == 64 || WG_M == 128, "WG_M (BLOCK_M / NUM_CONSUMERS, or BLOCK_M with PINGPONG): 64 or 128");
-  static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 192 || BLOCK_N == 256,
-                "BLOCK_N: 64, 128, 192 or 256");
+  // Tiles 144-240 wide (multiples of 16 that are not of 64) fill a last wave that whole panels
+  // leave part idle (2560^3 fp8: 360 tiles of 128 x 144, 2.73 waves, where 128 x 256 makes 200, 1.52).
+  // They take a B that is K-major in memory (a row-major B comes in 64-column panels); the staged
+  // epilogues store their whole panels and the last columns directly (C_TAIL_COLS).
+  static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 192 || BLOCK_N == 256 ||
+                    (BLOCK_N % 16 == 0 && BLOCK_N > 128 && BLOCK_N < 256),
+                "BLOCK_N: 64, 128, 192, 256, or a multiple of 16 between 128 and 256");
+  static_assert(BLOCK_N % 64 == 0 || (!B_ROW_MAJOR && E != 4 && !BLOCK_SCALED),
+                "BLOCK_N not a multiple of 64: K-major 16-bit or fp8 B, per-tensor scales");
   static_assert(BLOCK_K == CHUNK, "BLOCK_K: one 128-byte swizzle row");
   static_assert(MI * ACC <= 128 && MI * ACC + FRAG_REGS + 40 <= CONSUMER_REGS,
                 "accumulators do not fit the consumer's registers");
@@ -1130,6 +1140,32 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
                            acc[2 * p + 1][4 * j + 2 + e]);
       };
       auto single_values = [&](int j, int e) { return make_float2(acc[MI - 1][4 * j + e], acc[MI - 1][4 * j + 2 + e]); };
+      // Columns [8 j_begin, 8 j_end) of the tile straight from registers (EPILOGUE 0's whole tile,
+      // the staged epilogues' columns past their last whole panel).
+      auto store_direct = [&](int j_begin, int j_end) {
+        const int col_base = n0 + 2 * (lane % 4);
+        const bool pairs = (N % 2) == 0;  // a column pair is aligned and wholly in or out
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int row = m0 + acc_row(mi, h);
+            if (row >= M) continue;
+            OutT* const dst = C + static_cast<long long>(row) * N;
+#pragma unroll
+            for (int j = j_begin; j < j_end; ++j) {
+              const int col = col_base + 8 * j;
+              const float x = scale * acc[mi][4 * j + 2 * h], y = scale * acc[mi][4 * j + 2 * h + 1];
+              if (pairs) {
+                if (col < N) Out<OutT>::store2(dst + col, x, y);
+              } else {
+                if (col < N) Out<OutT>::store1(dst + col, x);
+                if (col + 1 < N) Out<OutT>::store1(dst + col + 1, y);
+              }
+            }
+          }
+        }
+      };
       if constexpr (EPILOGUE == 0 && SWAP) {
         // C's row m0 + 8j + 2*(lane%4) + e, its columns as above, 16 or 8 bytes at once.
 #pragma unroll
@@ -1144,35 +1180,15 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
             if constexpr (MI % 2 == 1) store_run(dst, acc_row(MI - 1, 0), N - n0, single_values(j, e));
           }
       } else if constexpr (EPILOGUE == 0) {
-        const int col_base = n0 + 2 * (lane % 4);
-        const bool pairs = (N % 2) == 0;  // a column pair is aligned and wholly in or out
-#pragma unroll
-        for (int mi = 0; mi < MI; ++mi) {
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const int row = m0 + acc_row(mi, h);
-            if (row >= M) continue;
-            OutT* const dst = C + static_cast<long long>(row) * N;
-#pragma unroll
-            for (int j = 0; j < BLOCK_N / 8; ++j) {
-              const int col = col_base + 8 * j;
-              const float x = scale * acc[mi][4 * j + 2 * h], y = scale * acc[mi][4 * j + 2 * h + 1];
-              if (pairs) {
-                if (col < N) Out<OutT>::store2(dst + col, x, y);
-              } else {
-                if (col < N) Out<OutT>::store1(dst + col, x);
-                if (col + 1 < N) Out<OutT>::store1(dst + col + 1, y);
-              }
-            }
-          }
-        }
+        store_direct(0, BLOCK_N / 8);
       } else {
         // Staging: this consumer's WG_M × BLOCK_N outputs as 128-byte-wide column panels of
         // WG_M rows, 128-byte swizzled (16-byte chunk c of row r at chunk c ^ (r % 8)), the
         // layout of tmC's box, so the 8 rows a warp writes at once hit different banks.
         // EPILOGUE 1 stages the whole tile and stores it at once. EPILOGUE 2 stages one panel
         // at a time in two alternating slots, storing each as soon as it is written, so that
-        // the staging memory is two panels and the ring can be deeper.
+        // the staging memory is two panels and the ring can be deeper. A tile 144-240 wide
+        // stages its whole panels so and stores its last columns (C_TAIL_COLS) directly.
         const unsigned c_mine = c_tile + consumer * C_WG_TILE;
         auto staged = [&](unsigned panel, int row, int col) {  // (row, col) of a panel's columns
           const int byte = (col % C_PANEL_COLS) * OE;
@@ -1234,7 +1250,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
                 }
               }
           } else {
-            write_columns(0, BLOCK_N / 8, panel_of);
+            write_columns(0, C_PANELS * C_PANEL_COLS / 8, panel_of);
           }
           fence_proxy_async_shared();
           named_barrier_sync(1 + consumer, 128);
@@ -1244,6 +1260,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
               tma_store_2d(tmC, c_mine + p * C_PANEL, n0 + p * C_PANEL_COLS, m0);
             bulk_commit();
           }
+          if constexpr (C_TAIL_COLS > 0) store_direct(C_PANELS * C_PANEL_COLS / 8, BLOCK_N / 8);
         } else {
 #pragma unroll
           for (int p = 0; p < C_PANELS; ++p, ++panel_seq) {
@@ -1259,6 +1276,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
               bulk_commit();
             }
           }
+          if constexpr (C_TAIL_COLS > 0) store_direct(C_PANELS * C_PANEL_COLS / 8, BLOCK_N / 8);
         }
       }
     }

@@ -78,6 +78,12 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
   KTUNE_WGMMA_D128                                                                     \
   ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79"   \
   ", %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
+#define KTUNE_WGMMA_D144 KTUNE_WGMMA_D128 ", %64, %65, %66, %67, %68, %69, %70, %71"
+#define KTUNE_WGMMA_D208 KTUNE_WGMMA_D192 ", %96, %97, %98, %99, %100, %101, %102, %103"
+#define KTUNE_WGMMA_D224 KTUNE_WGMMA_D192 ", %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111"
+#define KTUNE_WGMMA_D240 \
+  KTUNE_WGMMA_D192 ", %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111" \
+  ", %112, %113, %114, %115, %116, %117, %118, %119"
 #define KTUNE_WGMMA_D256                                                            \
   KTUNE_WGMMA_D128                                                                  \
   ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, "   \
@@ -97,6 +103,11 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
 #define KTUNE_WGMMA_ACC88(C) \
   KTUNE_WGMMA_ACC64(C), KTUNE_WGMMA_ACC8(C, 64), KTUNE_WGMMA_ACC8(C, 72), KTUNE_WGMMA_ACC8(C, 80)
 #define KTUNE_WGMMA_ACC96(C) KTUNE_WGMMA_ACC64(C), KTUNE_WGMMA_ACC32(C, 64)
+#define KTUNE_WGMMA_ACC72(C) KTUNE_WGMMA_ACC64(C), KTUNE_WGMMA_ACC8(C, 64)
+#define KTUNE_WGMMA_ACC104(C) KTUNE_WGMMA_ACC96(C), KTUNE_WGMMA_ACC8(C, 96)
+#define KTUNE_WGMMA_ACC112(C) KTUNE_WGMMA_ACC96(C), KTUNE_WGMMA_ACC8(C, 96), KTUNE_WGMMA_ACC8(C, 104)
+#define KTUNE_WGMMA_ACC120(C) \
+  KTUNE_WGMMA_ACC96(C), KTUNE_WGMMA_ACC8(C, 96), KTUNE_WGMMA_ACC8(C, 104), KTUNE_WGMMA_ACC8(C, 112)
 #define KTUNE_WGMMA_ACC128(C) KTUNE_WGMMA_ACC64(C), KTUNE_WGMMA_ACC32(C, 64), KTUNE_WGMMA_ACC32(C, 96)
 // One wgmma, D = A·B + (SCALE_D ? D : 0) with no negation: scale-d 0 starts a sum without zeroing
 // the accumulators first. The 16-bit form also takes the transpose bits of M/N-major operands
@@ -107,8 +118,8 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
                : ACC                                                                          \
                : "l"(desc_a), "l"(desc_b), "n"(SCALE_D), "n"(TRANS_A), "n"(TRANS_B)           \
                : "memory")
-// The N the kernels use (80, 160, 176 and 192: attention's key blocks); the operand numbers follow the N/2
-// accumulator registers.
+// The N the kernels use (80, 160, 176 and 192: attention's key blocks; 144-240: GEMM tiles that fill
+// the last wave of SMs); the operand numbers follow the N/2 accumulator registers.
 #define KTUNE_WGMMA_EACH_N(KDIM, TYPES, SCALES, C)                                            \
   {                                                                                            \
     if constexpr (N == 64)                                                                     \
@@ -117,12 +128,23 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
       KTUNE_WGMMA_FORM(80, KDIM, TYPES, KTUNE_WGMMA_D80, "%40, %41, " SCALES(42, 43, 44), KTUNE_WGMMA_ACC40(C));    \
     else if constexpr (N == 128)                                                               \
       KTUNE_WGMMA_FORM(128, KDIM, TYPES, KTUNE_WGMMA_D128, "%64, %65, " SCALES(66, 67, 68), KTUNE_WGMMA_ACC64(C));  \
+    else if constexpr (N == 144)                                                               \
+      KTUNE_WGMMA_FORM(144, KDIM, TYPES, KTUNE_WGMMA_D144, "%72, %73, " SCALES(74, 75, 76), KTUNE_WGMMA_ACC72(C));  \
     else if constexpr (N == 160)                                                               \
       KTUNE_WGMMA_FORM(160, KDIM, TYPES, KTUNE_WGMMA_D160, "%80, %81, " SCALES(82, 83, 84), KTUNE_WGMMA_ACC80(C));  \
     else if constexpr (N == 176)                                                               \
       KTUNE_WGMMA_FORM(176, KDIM, TYPES, KTUNE_WGMMA_D176, "%88, %89, " SCALES(90, 91, 92), KTUNE_WGMMA_ACC88(C));  \
     else if constexpr (N == 192)                                                               \
       KTUNE_WGMMA_FORM(192, KDIM, TYPES, KTUNE_WGMMA_D192, "%96, %97, " SCALES(98, 99, 100), KTUNE_WGMMA_ACC96(C)); \
+    else if constexpr (N == 208)                                                               \
+      KTUNE_WGMMA_FORM(208, KDIM, TYPES, KTUNE_WGMMA_D208, "%104, %105, " SCALES(106, 107, 108),  \
+                       KTUNE_WGMMA_ACC104(C));                                                 \
+    else if constexpr (N == 224)                                                               \
+      KTUNE_WGMMA_FORM(224, KDIM, TYPES, KTUNE_WGMMA_D224, "%112, %113, " SCALES(114, 115, 116),  \
+                       KTUNE_WGMMA_ACC112(C));                                                 \
+    else if constexpr (N == 240)                                                               \
+      KTUNE_WGMMA_FORM(240, KDIM, TYPES, KTUNE_WGMMA_D240, "%120, %121, " SCALES(122, 123, 124),  \
+                       KTUNE_WGMMA_ACC120(C));                                                 \
     else                                                                                       \
       KTUNE_WGMMA_FORM(256, KDIM, TYPES, KTUNE_WGMMA_D256, "%128, %129, " SCALES(130, 131, 132),  \
            KTUNE_WGMMA_ACC128(C));                                                             \
@@ -135,8 +157,9 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
 template <Kind KIND, int N, int TRANS_A, int TRANS_B, int SCALE_D = 1>
 __device__ __forceinline__ void wgmma(float (&d)[N / 2], unsigned long long desc_a,
                                       unsigned long long desc_b) {
-  static_assert(N == 64 || N == 80 || N == 128 || N == 160 || N == 176 || N == 192 || N == 256,
-                "wgmma N: 64, 80, 128, 160, 176, 192 or 256");
+  static_assert(N == 64 || N == 80 || N == 128 || N == 144 || N == 160 || N == 176 || N == 192 || N == 208 ||
+                    N == 224 || N == 240 || N == 256,
+                "wgmma N: 64, 80, 128, 144, 160, 176, 192, 208, 224, 240 or 256");
   static_assert(KIND == Kind::f16 || KIND == Kind::bf16 || (TRANS_A == 0 && TRANS_B == 0),
                 "tf32 and e4m3 wgmma read K-major operands only");
 #define KTUNE_WGMMA_EACH_KIND(C)                                                   \

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "compile/compile_all.hpp"
 #include "compile/embedded.hpp"
@@ -329,6 +330,55 @@ TEST(GemmKernels, WgmmaPingpongEveryCandidate) {
     }
   }
   EXPECT_GE(checked, 20);
+  EXPECT_EQ(session.worker_restarts(), 0);
+}
+
+// gemm_wgmma's tiles 144-240 wide (BLOCK_N a multiple of 16 but not of 64; wgmma N the same): the
+// B tile's rows, the staged epilogues' whole panels and the columns past them stored directly are
+// the parts of the kernel that see the width. One candidate of each combination of width,
+// epilogue, consumers, cluster, split-K and stream-K (all of them, some 1500, ran past 150 s), on
+// ragged N (a last tile part past the edge), M and K in each dtype and layout that takes them (fp8
+// rc, fp16 rc, bf16 cc), split-K over a long K, and a two-wave square where stream-K's exist.
+TEST(GemmKernels, WgmmaNarrowPanelTiles) {
+  KTUNE_REQUIRE_GPU();
+  auto dir = test::scratch_dir("gemm-wgmma-narrow-panels");
+  Session session(session_options(dir));
+  if (arch_facts(session.device()).arch != 90) GTEST_SKIP() << "gemm_wgmma runs on sm_90a only";
+  const KernelFamily& family = find_family("gemm");
+  NvrtcCompiler compiler(dir);
+  auto gemm = [](int64_t m, int64_t n, int64_t k, const char* dtype, const char* layout) {
+    return Problem{"gemm", {{"M", m}, {"N", n}, {"K", k}}, dtype, {{"layout", layout}}};
+  };
+  const std::vector<Problem> problems = {gemm(1000, 2600, 1040, "fp8", "rc"), gemm(520, 1000, 776, "fp16", "rc"),
+                                         gemm(1000, 1304, 600, "bf16", "cc"), gemm(96, 1200, 8192, "fp8", "rc"),
+                                         gemm(2000, 2000, 2048, "fp8", "rc")};
+  const SweepConfig config =
+      parse_family_config(family, *find_embedded("configs/gemm_wgmma.json"), "configs/gemm_wgmma.json");
+  int checked = 0, split = 0, streamed = 0;
+  std::set<int64_t> epilogues;
+  for (size_t c = 0; c < problems.size(); ++c) {
+    std::set<std::vector<int64_t>> seen;
+    const std::vector<CandidateRecord> recs =
+        check_every_candidate(session, compiler, config, problems[c], 6000 + c, nullptr, 0, [&](CandidateRecord& r) {
+          const Bindings& q = r.params;
+          return q.at("BLOCK_N") % 64 != 0 &&
+                 seen.insert({q.at("BLOCK_N"), q.at("EPILOGUE"), q.at("NUM_CONSUMERS"), q.at("CLUSTER_M"),
+                              q.at("SPLIT_K"), q.at("STREAM_K")})
+                     .second;
+        });
+    EXPECT_FALSE(recs.empty()) << "no narrow-panel candidate for " << describe(problems[c]);
+    for (const CandidateRecord& r : recs) {
+      EXPECT_EQ(r.disposition, Disposition::passed) << describe(problems[c]) << " " << r.kernel_name << ": " << r.reason;
+      ++checked;
+      epilogues.insert(r.params.at("EPILOGUE"));
+      if (r.params.at("SPLIT_K") > 1) ++split;
+      if (r.params.at("STREAM_K") > 0) ++streamed;
+    }
+  }
+  EXPECT_GE(checked, 40);
+  EXPECT_EQ(epilogues.size(), 3u);
+  EXPECT_GE(split, 1);
+  EXPECT_GE(streamed, 1);
   EXPECT_EQ(session.worker_restarts(), 0);
 }
 
