@@ -564,6 +564,10 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
                 "BLOCK_N: 64, 128, 192, 256, or a multiple of 16 between 128 and 256");
   static_assert(BLOCK_N % 64 == 0 || (!B_ROW_MAJOR && E != 4 && !BLOCK_SCALED),
                 "BLOCK_N not a multiple of 64: K-major 16-bit or fp8 B, per-tensor scales");
+  // ptxas compiles to the launch bound's registers (ENTRY_REGS): with two blocks an SM, 128,
+  // a 64 x 208 tile's 104 accumulators failed (C7602) where 64 x 192's 96 compiled.
+  static_assert(BLOCK_N % 64 == 0 || WG_M * BLOCK_N / 128 + 32 <= ENTRY_REGS,
+                "BLOCK_N not a multiple of 64: at most the launch bound's registers less 32 in accumulators");
   static_assert(BLOCK_K == CHUNK, "BLOCK_K: one 128-byte swizzle row");
   static_assert(MI * ACC <= 128 && MI * ACC + FRAG_REGS + 40 <= CONSUMER_REGS,
                 "accumulators do not fit the consumer's registers");
@@ -850,7 +854,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
     // 64, so each slice lies in one 128-column scale block, the first or the second the tile
     // touches; with a 192-wide tile which one depends on the tile (b_half: its first column is
     // 64 past a block's start), where with 64-, 128- and 256-wide tiles it is fixed.
-    constexpr int NSL = BLOCK_N / 64;
+    constexpr int NSL = cdiv(BLOCK_N, 64);
     float part[MI][ACC];
     float sa[MI][2], sb[NSL];
     unsigned a_scale_at[MI][2];

@@ -190,6 +190,33 @@ std::vector<CandidateRecord> check_every_candidate(Session& session, Compiler& c
   return recs;
 }
 
+// What each gemm_wgmma test below sets up: a worker session in its own scratch folder, the gemm
+// family and a compiler. gemm_wgmma runs on sm_90a only, so the tests skip elsewhere (runs_here).
+struct WgmmaCheck {
+  explicit WgmmaCheck(const std::string& name)
+      : dir(test::scratch_dir(name)), session(session_options(dir)), family(find_family("gemm")), compiler(dir) {}
+  bool runs_here() { return arch_facts(session.device()).arch == 90; }
+  // A built-in sweep config (`path` under configs/), as the tuner reads it.
+  SweepConfig builtin(const char* path) const { return parse_family_config(family, *find_embedded(path), path); }
+  std::filesystem::path dir;
+  Session session;
+  const KernelFamily& family;
+  NvrtcCompiler compiler;
+};
+constexpr const char* kSm90Only = "gemm_wgmma runs on sm_90a only";
+
+Problem gemm_problem(int64_t m, int64_t n, int64_t k, const char* dtype, const char* layout) {
+  return Problem{"gemm", {{"M", m}, {"N", n}, {"K", k}}, dtype, {{"layout", layout}}};
+}
+
+// Expects every record to have passed (each failure names the problem, the kernel and why) and
+// returns how many there were.
+int expect_all_passed(const std::vector<CandidateRecord>& recs, const Problem& p) {
+  for (const CandidateRecord& r : recs)
+    EXPECT_EQ(r.disposition, Disposition::passed) << describe(p) << " " << r.kernel_name << ": " << r.reason;
+  return static_cast<int>(recs.size());
+}
+
 // gemm_wgmma's paths whose correctness hangs on a schedule or a shared-memory layout more than on
 // a shape, every candidate of them: stream-K (ranges of k tiles cut across tiles, partial tiles
 // summed by whoever arrives last) on one- and two-wave shapes, and the hybrid on shapes of two
@@ -201,12 +228,8 @@ std::vector<CandidateRecord> check_every_candidate(Session& session, Compiler& c
 // in every dtype, K-major and M/N-major operands, ragged edges.
 TEST(GemmKernels, WgmmaStreamKTf32MajorsAndCopiedOperandsEveryCandidate) {
   KTUNE_REQUIRE_GPU();
-  auto dir = test::scratch_dir("gemm-wgmma-paths");
-  Session session(session_options(dir));
-  const DeviceInfo& device = session.device();
-  if (arch_facts(device).arch != 90) GTEST_SKIP() << "gemm_wgmma runs on sm_90a only";
-  const KernelFamily& family = find_family("gemm");
-  NvrtcCompiler compiler(dir);
+  WgmmaCheck w("gemm-wgmma-paths");
+  if (!w.runs_here()) GTEST_SKIP() << kSm90Only;
 
   struct PathCase {
     const char* config;
@@ -216,9 +239,7 @@ TEST(GemmKernels, WgmmaStreamKTf32MajorsAndCopiedOperandsEveryCandidate) {
     const char* only = nullptr;
     int plain = 0;
   };
-  auto gemm = [](int64_t m, int64_t n, int64_t k, const char* dtype, const char* layout) {
-    return Problem{"gemm", {{"M", m}, {"N", n}, {"K", k}}, dtype, {{"layout", layout}}};
-  };
+  auto gemm = gemm_problem;
   const char* tma = "configs/gemm_wgmma.json";
   const char* copied = "configs/gemm_wgmma_cp_async.json";
   const char* stream_k = "STREAM_K";
@@ -239,25 +260,23 @@ TEST(GemmKernels, WgmmaStreamKTf32MajorsAndCopiedOperandsEveryCandidate) {
   int checked = 0, checked_copied = 0;
   for (size_t c = 0; c < path_cases.size(); ++c) {
     const Problem& p = path_cases[c].problem;
-    SweepConfig config = parse_family_config(family, *find_embedded(path_cases[c].config), path_cases[c].config);
+    SweepConfig config = w.builtin(path_cases[c].config);
     // gemm_wgmma_cp_async's config takes fp8 alone (its notes say why); its kernel is checked in
     // the other dtypes too, with that one constraint lifted.
     if (path_cases[c].config == copied && p.dtype != "fp8")
       std::erase_if(config.constraints, [](const Expr& e) { return e.text() == "elem_bytes == 1"; });
     const std::vector<CandidateRecord> recs = check_every_candidate(
-        session, compiler, config, p, 2000 + c, path_cases[c].only, path_cases[c].plain, [](CandidateRecord&) { return true; });
+        w.session, w.compiler, config, p, 2000 + c, path_cases[c].only, path_cases[c].plain, [](CandidateRecord&) { return true; });
     ASSERT_FALSE(recs.empty()) << "no " << config.name << " candidate"
                                << (path_cases[c].only ? std::string(" with ") + path_cases[c].only : "") << " for "
                                << describe(p);
-    for (const CandidateRecord& r : recs) {
-      EXPECT_EQ(r.disposition, Disposition::passed) << describe(p) << " " << r.kernel_name << ": " << r.reason;
-      ++checked;
-      if (path_cases[c].config == copied) ++checked_copied;
-    }
+    const int passed = expect_all_passed(recs, p);
+    checked += passed;
+    if (path_cases[c].config == copied) checked_copied += passed;
   }
   EXPECT_GE(checked, 12);
   EXPECT_GE(checked_copied, 6);
-  EXPECT_EQ(session.worker_restarts(), 0);
+  EXPECT_EQ(w.session.worker_restarts(), 0);
 }
 
 // Stream-K's counter read (kernels/gemm_wgmma.cu): a part that starts its tile reads the tile's
@@ -268,20 +287,14 @@ TEST(GemmKernels, WgmmaStreamKTf32MajorsAndCopiedOperandsEveryCandidate) {
 // stream-K candidates of a one-wave and a two-wave (hybrid) shape, six of each.
 TEST(GemmKernels, WgmmaStreamKCounterReadThatMissesStillSums) {
   KTUNE_REQUIRE_GPU();
-  auto dir = test::scratch_dir("gemm-wgmma-counter-read");
-  Session session(session_options(dir));
-  if (arch_facts(session.device()).arch != 90) GTEST_SKIP() << "gemm_wgmma runs on sm_90a only";
-  const KernelFamily& family = find_family("gemm");
-  NvrtcCompiler compiler(dir);
+  WgmmaCheck w("gemm-wgmma-counter-read");
+  if (!w.runs_here()) GTEST_SKIP() << kSm90Only;
   ASSERT_NE(find_embedded("kernels/gemm_wgmma.cu")->find("seen_all = before + weight == whole_weight;"),
             std::string_view::npos)
       << "the counter read this edit replaces has moved";
-  auto gemm = [](int64_t m, int64_t n, int64_t k, const char* dtype) {
-    return Problem{"gemm", {{"M", m}, {"N", n}, {"K", k}}, dtype, {{"layout", "rr"}}};
-  };
-  const std::vector<Problem> problems = {gemm(1536, 1536, 1536, "fp16"), gemm(2000, 2200, 712, "bf16")};
-  const SweepConfig config =
-      parse_family_config(family, *find_embedded("configs/gemm_wgmma.json"), "configs/gemm_wgmma.json");
+  const std::vector<Problem> problems = {gemm_problem(1536, 1536, 1536, "fp16", "rr"),
+                                         gemm_problem(2000, 2200, 712, "bf16", "rr")};
+  const SweepConfig config = w.builtin("configs/gemm_wgmma.json");
   std::string (*missing)(std::string) = [](std::string text) {
     const std::string from = "seen_all = before + weight == whole_weight;";
     return text.replace(text.find(from), from.size(), "seen_all = false;");
@@ -289,13 +302,11 @@ TEST(GemmKernels, WgmmaStreamKCounterReadThatMissesStillSums) {
   for (size_t c = 0; c < problems.size(); ++c) {
     int kept = 0;
     const std::vector<CandidateRecord> summed = check_every_candidate(
-        session, compiler, config, problems[c], 5000 + c, "STREAM_K", 0, [&](CandidateRecord&) { return kept++ < 6; },
+        w.session, w.compiler, config, problems[c], 5000 + c, "STREAM_K", 0, [&](CandidateRecord&) { return kept++ < 6; },
         missing);
-    EXPECT_EQ(summed.size(), 6u) << describe(problems[c]);
-    for (const CandidateRecord& r : summed)
-      EXPECT_EQ(r.disposition, Disposition::passed) << describe(problems[c]) << " " << r.kernel_name << ": " << r.reason;
+    EXPECT_EQ(expect_all_passed(summed, problems[c]), 6) << describe(problems[c]);
   }
-  EXPECT_EQ(session.worker_restarts(), 0);
+  EXPECT_EQ(w.session.worker_restarts(), 0);
 }
 
 // gemm_wgmma's PINGPONG, every candidate: the two consumers take the CTA's tiles in turns, each
@@ -305,71 +316,57 @@ TEST(GemmKernels, WgmmaStreamKCounterReadThatMissesStillSums) {
 // schedule takes, both operand majors of 16-bit types.
 TEST(GemmKernels, WgmmaPingpongEveryCandidate) {
   KTUNE_REQUIRE_GPU();
-  auto dir = test::scratch_dir("gemm-wgmma-pingpong");
-  Session session(session_options(dir));
-  if (arch_facts(session.device()).arch != 90) GTEST_SKIP() << "gemm_wgmma runs on sm_90a only";
-  const KernelFamily& family = find_family("gemm");
-  NvrtcCompiler compiler(dir);
-  auto gemm = [](int64_t m, int64_t n, int64_t k, const char* dtype, const char* layout) {
-    return Problem{"gemm", {{"M", m}, {"N", n}, {"K", k}}, dtype, {{"layout", layout}}};
-  };
+  WgmmaCheck w("gemm-wgmma-pingpong");
+  if (!w.runs_here()) GTEST_SKIP() << kSm90Only;
+  auto gemm = gemm_problem;
   const std::vector<Problem> problems = {gemm(1500, 2000, 1000, "fp16", "rr"), gemm(3000, 2056, 520, "bf16", "cc"),
                                          gemm(1000, 1536, 2048, "fp8", "rc"), gemm(200, 264, 3000, "fp16", "rc")};
-  SweepConfig config = parse_family_config(family, *find_embedded("configs/gemm_wgmma.json"), "configs/gemm_wgmma.json");
+  SweepConfig config = w.builtin("configs/gemm_wgmma.json");
   // The built-in sweep leaves PINGPONG at 0 (its notes say why); a user's config turns it on so.
   for (auto& [name, values] : config.parameters)
     if (name == "PINGPONG") values = {0, 1};
   int checked = 0;
   for (size_t c = 0; c < problems.size(); ++c) {
-    const std::vector<CandidateRecord> recs = check_every_candidate(session, compiler, config, problems[c], 4000 + c,
-                                                                    "PINGPONG", 0, [](CandidateRecord&) { return true; });
+    const std::vector<CandidateRecord> recs = check_every_candidate(
+        w.session, w.compiler, config, problems[c], 4000 + c, "PINGPONG", 0, [](CandidateRecord&) { return true; });
     EXPECT_FALSE(recs.empty()) << "no pingpong candidate for " << describe(problems[c]);
-    for (const CandidateRecord& r : recs) {
-      EXPECT_EQ(r.disposition, Disposition::passed) << describe(problems[c]) << " " << r.kernel_name << ": " << r.reason;
-      ++checked;
-    }
+    checked += expect_all_passed(recs, problems[c]);
   }
   EXPECT_GE(checked, 20);
-  EXPECT_EQ(session.worker_restarts(), 0);
+  EXPECT_EQ(w.session.worker_restarts(), 0);
 }
 
 // gemm_wgmma's tiles 144-240 wide (BLOCK_N a multiple of 16 but not of 64; wgmma N the same): the
 // B tile's rows, the staged epilogues' whole panels and the columns past them stored directly are
-// the parts of the kernel that see the width. One candidate of each combination of width,
-// epilogue, consumers, cluster, split-K and stream-K (all of them, some 1500, ran past 150 s), on
+// the parts of the kernel that see the width. One candidate of each combination of width, tile
+// rows, blocks an SM, epilogue, consumers, cluster, split-K and stream-K (all of them, some 1500,
+// ran past 150 s), on
 // ragged N (a last tile part past the edge), M and K in each dtype and layout that takes them (fp8
 // rc, fp16 rc, bf16 cc), split-K over a long K, and a two-wave square where stream-K's exist.
 TEST(GemmKernels, WgmmaNarrowPanelTiles) {
   KTUNE_REQUIRE_GPU();
-  auto dir = test::scratch_dir("gemm-wgmma-narrow-panels");
-  Session session(session_options(dir));
-  if (arch_facts(session.device()).arch != 90) GTEST_SKIP() << "gemm_wgmma runs on sm_90a only";
-  const KernelFamily& family = find_family("gemm");
-  NvrtcCompiler compiler(dir);
-  auto gemm = [](int64_t m, int64_t n, int64_t k, const char* dtype, const char* layout) {
-    return Problem{"gemm", {{"M", m}, {"N", n}, {"K", k}}, dtype, {{"layout", layout}}};
-  };
+  WgmmaCheck w("gemm-wgmma-narrow-panels");
+  if (!w.runs_here()) GTEST_SKIP() << kSm90Only;
+  auto gemm = gemm_problem;
   const std::vector<Problem> problems = {gemm(1000, 2600, 1040, "fp8", "rc"), gemm(520, 1000, 776, "fp16", "rc"),
                                          gemm(1000, 1304, 600, "bf16", "cc"), gemm(96, 1200, 8192, "fp8", "rc"),
                                          gemm(2000, 2000, 2048, "fp8", "rc")};
-  const SweepConfig config =
-      parse_family_config(family, *find_embedded("configs/gemm_wgmma.json"), "configs/gemm_wgmma.json");
+  const SweepConfig config = w.builtin("configs/gemm_wgmma.json");
   int checked = 0, split = 0, streamed = 0;
   std::set<int64_t> epilogues;
   for (size_t c = 0; c < problems.size(); ++c) {
     std::set<std::vector<int64_t>> seen;
     const std::vector<CandidateRecord> recs =
-        check_every_candidate(session, compiler, config, problems[c], 6000 + c, nullptr, 0, [&](CandidateRecord& r) {
+        check_every_candidate(w.session, w.compiler, config, problems[c], 6000 + c, nullptr, 0, [&](CandidateRecord& r) {
           const Bindings& q = r.params;
           return q.at("BLOCK_N") % 64 != 0 &&
-                 seen.insert({q.at("BLOCK_N"), q.at("EPILOGUE"), q.at("NUM_CONSUMERS"), q.at("CLUSTER_M"),
-                              q.at("SPLIT_K"), q.at("STREAM_K")})
+                 seen.insert({q.at("BLOCK_N"), q.at("BLOCK_M"), q.at("BLOCKS_PER_SM"), q.at("EPILOGUE"),
+                              q.at("NUM_CONSUMERS"), q.at("CLUSTER_M"), q.at("SPLIT_K"), q.at("STREAM_K")})
                      .second;
         });
     EXPECT_FALSE(recs.empty()) << "no narrow-panel candidate for " << describe(problems[c]);
+    checked += expect_all_passed(recs, problems[c]);
     for (const CandidateRecord& r : recs) {
-      EXPECT_EQ(r.disposition, Disposition::passed) << describe(problems[c]) << " " << r.kernel_name << ": " << r.reason;
-      ++checked;
       epilogues.insert(r.params.at("EPILOGUE"));
       if (r.params.at("SPLIT_K") > 1) ++split;
       if (r.params.at("STREAM_K") > 0) ++streamed;
@@ -379,7 +376,7 @@ TEST(GemmKernels, WgmmaNarrowPanelTiles) {
   EXPECT_EQ(epilogues.size(), 3u);
   EXPECT_GE(split, 1);
   EXPECT_GE(streamed, 1);
-  EXPECT_EQ(session.worker_restarts(), 0);
+  EXPECT_EQ(w.session.worker_restarts(), 0);
 }
 
 // fp8 with block scales (a scale per 1 x 128 of A and per 128 x 128 of B): every candidate of both
@@ -390,11 +387,8 @@ TEST(GemmKernels, WgmmaNarrowPanelTiles) {
 // scales vary by 2x either way from block to block).
 TEST(GemmKernels, WgmmaBlockScaledEveryCandidateAndOneScaleATensorRejected) {
   KTUNE_REQUIRE_GPU();
-  auto dir = test::scratch_dir("gemm-wgmma-block-scaled");
-  Session session(session_options(dir));
-  if (arch_facts(session.device()).arch != 90) GTEST_SKIP() << "gemm_wgmma runs on sm_90a only";
-  const KernelFamily& family = find_family("gemm");
-  NvrtcCompiler compiler(dir);
+  WgmmaCheck w("gemm-wgmma-block-scaled");
+  if (!w.runs_here()) GTEST_SKIP() << kSm90Only;
   auto block = [](int64_t m, int64_t n, int64_t k) {
     return Problem{"gemm", {{"M", m}, {"N", n}, {"K", k}}, "fp8", {{"layout", "rc"}, {"scaling", "block"}}};
   };
@@ -414,21 +408,18 @@ TEST(GemmKernels, WgmmaBlockScaledEveryCandidateAndOneScaleATensorRejected) {
   int checked = 0;
   for (size_t c = 0; c < block_cases.size(); ++c) {
     const BlockCase& bc = block_cases[c];
-    const SweepConfig config = parse_family_config(family, *find_embedded(bc.config), bc.config);
-    const std::vector<CandidateRecord> recs =
-        check_every_candidate(session, compiler, config, bc.problem, 3000 + c, bc.only, bc.plain, [](CandidateRecord&) { return true; });
+    const SweepConfig config = w.builtin(bc.config);
+    const std::vector<CandidateRecord> recs = check_every_candidate(w.session, w.compiler, config, bc.problem, 3000 + c,
+                                                                    bc.only, bc.plain, [](CandidateRecord&) { return true; });
     EXPECT_FALSE(recs.empty()) << "no " << config.name << " candidate for " << describe(bc.problem);
-    for (const CandidateRecord& r : recs) {
-      EXPECT_EQ(r.disposition, Disposition::passed) << describe(bc.problem) << " " << r.kernel_name << ": " << r.reason;
-      ++checked;
-    }
+    checked += expect_all_passed(recs, bc.problem);
   }
   EXPECT_GE(checked, 20);
   // Planted: the first three candidates of the first case as per-tensor kernels.
-  const SweepConfig config = parse_family_config(family, *find_embedded("configs/gemm_wgmma.json"), "gemm_wgmma");
+  const SweepConfig config = w.builtin("configs/gemm_wgmma.json");
   int planted = 0;
   const std::vector<CandidateRecord> one_scale =
-      check_every_candidate(session, compiler, config, block_cases[0].problem, 3000, nullptr, 0, [&](CandidateRecord& r) {
+      check_every_candidate(w.session, w.compiler, config, block_cases[0].problem, 3000, nullptr, 0, [&](CandidateRecord& r) {
         // The kernel's last two template arguments are BLOCK_SCALED (1 here) and PINGPONG (0). A
         // name that does not end so plants nothing: the test fails rather than pass on it.
         const std::string tail = ", 1, 0>";
@@ -444,7 +435,7 @@ TEST(GemmKernels, WgmmaBlockScaledEveryCandidateAndOneScaleATensorRejected) {
   EXPECT_EQ(one_scale.size(), 3u);
   for (const CandidateRecord& r : one_scale)
     EXPECT_EQ(r.disposition, Disposition::incorrect) << r.kernel_name << ": " << r.reason;
-  EXPECT_EQ(session.worker_restarts(), 0);
+  EXPECT_EQ(w.session.worker_restarts(), 0);
 }
 
 // NVFP4 weights (gemm_nvfp4): every candidate of the decode config passes on shapes with a partial
