@@ -10,7 +10,7 @@ nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm --format=cs
 ( time timeout 150 ./build/ktune_gpu_tests --gtest_filter='GemmKernels.WgmmaNarrowPanelTilesEveryCandidate' ) > $o/gpu-tests.txt 2>&1
 echo "gpu tests exit $?" >> $o/gpu-tests.txt
 grep -E "OK \]|FAILED|exit" $o/gpu-tests.txt | head
-KTUNE_SUITE=ab/large-squares.json KTUNE_NCU_PICKS="2 5" NCU_SET=basic timeout 390 scripts/large-gpu.sh $o/fp8 fp8 > $o/large.log 2>&1
+KTUNE_SUITE=large-squares.json KTUNE_NCU_PICKS="2 5" NCU_SET=basic timeout 390 scripts/large-gpu.sh $o/fp8 fp8 > $o/large.log 2>&1
 cat $o/fp8/summary.txt
 rm -f $o/fp8/ncu/*.ncu-rep
 tar -czf $OUT/s28-3.tgz -C $OUT s28-3
