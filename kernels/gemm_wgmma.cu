@@ -564,12 +564,17 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
                 "BLOCK_N: 64, 128, 192, 256, or a multiple of 16 between 128 and 256");
   static_assert(BLOCK_N % 64 == 0 || (!B_ROW_MAJOR && E != 4 && !BLOCK_SCALED),
                 "BLOCK_N not a multiple of 64: K-major 16-bit or fp8 B, per-tensor scales");
-  // ptxas compiles to the launch bound's registers (ENTRY_REGS): with two blocks an SM, 128,
-  // a 64 x 208 tile's 104 accumulators failed (C7602) where 64 x 192's 96 compiled.
-  static_assert(BLOCK_N % 64 == 0 || WG_M * BLOCK_N / 128 + 32 <= ENTRY_REGS,
-                "BLOCK_N not a multiple of 64: at most the launch bound's registers less 32 in accumulators");
+  // With two blocks an SM ptxas compiled the wgmma to the launch bound's registers (ENTRY_REGS,
+  // 128): a 64 x 208 tile's 104 accumulators failed (C7602) where 64 x 192's 96 compiled. With
+  // one it honours setmaxnreg: pingpong 128 x 192 tiles (192 accumulators, ENTRY_REGS 168) compile
+  // without spills and pass.
+  static_assert(BLOCKS_PER_SM == 1 || BLOCK_N % 64 == 0 || WG_M * BLOCK_N / 128 + 32 <= ENTRY_REGS,
+                "BLOCK_N not a multiple of 64 with two blocks an SM: at most the launch bound's registers less 32 "
+                "in accumulators");
   static_assert(BLOCK_K == CHUNK, "BLOCK_K: one 128-byte swizzle row");
-  static_assert(MI * ACC <= 128 && MI * ACC + FRAG_REGS + 40 <= CONSUMER_REGS,
+  // More than 128 accumulators a thread: pingpong's whole 128-row tiles 144-192 wide, measured
+  // (results/h200/pingpong-wide-s29); cooperative tiles keep to 128.
+  static_assert((PINGPONG || MI * ACC <= 128) && MI * ACC + FRAG_REGS + 40 <= CONSUMER_REGS,
                 "accumulators do not fit the consumer's registers");
   static_assert(!SWAP || EPILOGUE != 2, "SWAP stores C through registers or the whole staged tile");
   static_assert(BLOCK_SCALED == 0 ||

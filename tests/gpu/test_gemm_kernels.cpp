@@ -313,7 +313,8 @@ TEST(GemmKernels, WgmmaStreamKCounterReadThatMissesStillSums) {
 // skipping the other's stages of the shared ring, so a wrong skip count or phase hangs or reads
 // the other tile's operands. Shapes of one tile a CTA or fewer (the second consumer idle), of two
 // or more with an odd count (the last turn the first consumer's), ragged edges, each dtype the
-// schedule takes, both operand majors of 16-bit types.
+// schedule takes, both operand majors of 16-bit types, tiles of 128 rows up to 192 wide (192
+// accumulators a thread, past a cooperative consumer's 128).
 TEST(GemmKernels, WgmmaPingpongEveryCandidate) {
   KTUNE_REQUIRE_GPU();
   WgmmaCheck w("gemm-wgmma-pingpong");
@@ -322,17 +323,23 @@ TEST(GemmKernels, WgmmaPingpongEveryCandidate) {
   const std::vector<Problem> problems = {gemm(1500, 2000, 1000, "fp16", "rr"), gemm(3000, 2056, 520, "bf16", "cc"),
                                          gemm(1000, 1536, 2048, "fp8", "rc"), gemm(200, 264, 3000, "fp16", "rc")};
   SweepConfig config = w.builtin("configs/gemm_wgmma.json");
-  // The built-in sweep leaves PINGPONG at 0 (its notes say why); a user's config turns it on so.
-  for (auto& [name, values] : config.parameters)
-    if (name == "PINGPONG") values = {0, 1};
-  int checked = 0;
+  // The built-in sweep searches only fp8's pingpong tiles wider than a cooperative consumer's (its
+  // notes say why); the kernel takes every tile this constraint prunes, so the test lifts it.
+  const size_t constraints = config.constraints.size();
+  std::erase_if(config.constraints,
+                [](const Expr& e) { return e.text() == "PINGPONG == 0 || (elem_bytes == 1 && WG_M * BLOCK_N / 128 > 128)"; });
+  ASSERT_EQ(config.constraints.size(), constraints - 1) << "the built-in pingpong pruning constraint has changed";
+  int checked = 0, wide = 0;
   for (size_t c = 0; c < problems.size(); ++c) {
     const std::vector<CandidateRecord> recs = check_every_candidate(
         w.session, w.compiler, config, problems[c], 4000 + c, "PINGPONG", 0, [](CandidateRecord&) { return true; });
     EXPECT_FALSE(recs.empty()) << "no pingpong candidate for " << describe(problems[c]);
     checked += expect_all_passed(recs, problems[c]);
+    // More accumulators a thread than a cooperative consumer holds: whole 128-row tiles over 128 wide.
+    for (const CandidateRecord& r : recs) wide += r.params.at("BLOCK_M") == 128 && r.params.at("BLOCK_N") > 128;
   }
   EXPECT_GE(checked, 20);
+  EXPECT_GE(wide, 4) << "no pingpong tile of more than 128 accumulators a thread ran";
   EXPECT_EQ(w.session.worker_restarts(), 0);
 }
 
