@@ -65,7 +65,8 @@
 //   PINGPONG       0 or 1 (with NUM_CONSUMERS 2, data-parallel, 16-bit or fp8 operands): the
 //                  two consumers take the CTA's tiles in turns, each a whole tile (WG_M = BLOCK_M),
 //                  so that one stores its tile while the other's main loop keeps the tensor
-//                  cores busy (CUTLASS's pingpong). The ring holds their tiles' k tiles in the
+//                  cores busy (CUTLASS's pingpong); a 128-row tile up to 192 wide holds 144-192
+//                  accumulators a thread, past a cooperative consumer's 128. The ring holds their tiles' k tiles in the
 //                  order of the walk; each consumer waits on its own tiles' stages and skips the
 //                  other's. EPILOGUE 1 stages both consumers' tiles: 2*BLOCK_M*BLOCK_N*sizeof(OutT).
 //   GROUP_M        rows of cluster tiles walked together (Triton's grouped order), as gemm_mma;

@@ -339,7 +339,7 @@ TEST(GemmKernels, WgmmaPingpongEveryCandidate) {
     for (const CandidateRecord& r : recs) wide += r.params.at("BLOCK_M") == 128 && r.params.at("BLOCK_N") > 128;
   }
   EXPECT_GE(checked, 20);
-  EXPECT_GE(wide, 4) << "no pingpong tile of more than 128 accumulators a thread ran";
+  EXPECT_GE(wide, 4) << "fewer than four pingpong tiles of more than 128 accumulators a thread ran";
   EXPECT_EQ(w.session.worker_restarts(), 0);
 }
 

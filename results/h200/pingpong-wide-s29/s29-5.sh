@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Session 29 call 5: the fp8 squares call 4 did not reach (6912-8192) from an empty cache with
-# torch do_bench beside, and ncu (basic) of the new 3840^3 and 6656^3 winners against cuBLASLt.
+# torch do_bench beside, and ncu (basic) of 3840^3 and 6656^3 against cuBLASLt. scripts/ncu-details.sh
+# tunes each problem again in its own cache first: at 6656^3 it picked another kernel than call 4.
 set -uo pipefail
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 tar -xJf .carry/bin.tar.xz
