@@ -217,6 +217,16 @@ int expect_all_passed(const std::vector<CandidateRecord>& recs, const Problem& p
   return static_cast<int>(recs.size());
 }
 
+// Removes the one constraint of `config` whose text is `text`: a test that runs what the built-in
+// sweep prunes lifts it so, and fails loudly when the text has changed (the lift would otherwise
+// remove nothing, and the test would check less than it says).
+void lift_constraint(SweepConfig& config, const std::string& text) {
+  const size_t before = config.constraints.size();
+  std::erase_if(config.constraints, [&](const Expr& e) { return e.text() == text; });
+  EXPECT_EQ(config.constraints.size() + 1, before)
+      << config.name << " has no constraint \"" << text << "\" to lift: the built-in config changed";
+}
+
 // gemm_wgmma's paths whose correctness hangs on a schedule or a shared-memory layout more than on
 // a shape, every candidate of them: stream-K (ranges of k tiles cut across tiles, partial tiles
 // summed by whoever arrives last) on one- and two-wave shapes, and the hybrid on shapes of two
@@ -263,8 +273,7 @@ TEST(GemmKernels, WgmmaStreamKTf32MajorsAndCopiedOperandsEveryCandidate) {
     SweepConfig config = w.builtin(path_cases[c].config);
     // gemm_wgmma_cp_async's config takes fp8 alone (its notes say why); its kernel is checked in
     // the other dtypes too, with that one constraint lifted.
-    if (path_cases[c].config == copied && p.dtype != "fp8")
-      std::erase_if(config.constraints, [](const Expr& e) { return e.text() == "elem_bytes == 1"; });
+    if (path_cases[c].config == copied && p.dtype != "fp8") lift_constraint(config, "elem_bytes == 1");
     const std::vector<CandidateRecord> recs = check_every_candidate(
         w.session, w.compiler, config, p, 2000 + c, path_cases[c].only, path_cases[c].plain, [](CandidateRecord&) { return true; });
     ASSERT_FALSE(recs.empty()) << "no " << config.name << " candidate"
@@ -325,10 +334,7 @@ TEST(GemmKernels, WgmmaPingpongEveryCandidate) {
   SweepConfig config = w.builtin("configs/gemm_wgmma.json");
   // The built-in sweep searches only fp8's pingpong tiles wider than a cooperative consumer's (its
   // notes say why); the kernel takes every tile this constraint prunes, so the test lifts it.
-  const size_t constraints = config.constraints.size();
-  std::erase_if(config.constraints,
-                [](const Expr& e) { return e.text() == "PINGPONG == 0 || (elem_bytes == 1 && WG_M * BLOCK_N / 128 > 128)"; });
-  ASSERT_EQ(config.constraints.size(), constraints - 1) << "the built-in pingpong pruning constraint has changed";
+  lift_constraint(config, "PINGPONG == 0 || (elem_bytes == 1 && WG_M * BLOCK_N / 128 > 128)");
   int checked = 0, wide = 0;
   for (size_t c = 0; c < problems.size(); ++c) {
     const std::vector<CandidateRecord> recs = check_every_candidate(

@@ -96,6 +96,30 @@ TEST(SearchOrder, EveryConfigsBestPredictionIsInTheFirstBatch) {
   EXPECT_EQ(first.back(), 10);  // then c's next best fill the batch
 }
 
+// Half the opening goes in predicted order, the other half one candidate a region: predictions
+// within 0.1% of each other are the estimate's tie-breaks of one region (a tile in several
+// pipelines), which neighbour moves settle once one of them leads.
+TEST(SearchOrder, OpeningsSecondHalfTakesOneCandidateARegion) {
+  std::vector<CandidateRecord> r;
+  for (int i = 0; i < 20; ++i) r.push_back(valid(i, 1000000 + i));         // one region, 20 variants
+  for (int i = 100; i < 110; ++i) r.push_back(valid(i, 1000000 + 10000 * (i - 99)));  // ten more
+  GuidedSearch search(r, {}, SearchOptions{});
+  const std::vector<int> first = ids(r, search.next_batch());
+  ASSERT_EQ(first.size(), SearchOptions::opening);
+  const size_t half = SearchOptions::opening / 2;
+  for (size_t k = 0; k < half; ++k) EXPECT_EQ(first[k], static_cast<int>(k));  // predicted order
+  for (size_t k = half; k < first.size(); ++k) EXPECT_EQ(first[k], static_cast<int>(100 + k - half));
+  // With fewer regions than places, the rest go in predicted order again.
+  std::vector<CandidateRecord> few;
+  for (int i = 0; i < 20; ++i) few.push_back(valid(i, 1000000 + i));
+  few.push_back(valid(100, 2000000));
+  GuidedSearch again(few, {}, SearchOptions{});
+  const std::vector<int> second = ids(few, again.next_batch());
+  ASSERT_EQ(second.size(), SearchOptions::opening);
+  EXPECT_EQ(second[half], 100);
+  EXPECT_EQ(second.back(), static_cast<int>(SearchOptions::opening - 2));
+}
+
 TEST(SearchOrder, LaterBatchesTryTheLeadersNeighboursBestPredictedFirst) {
   // A 2-D space: ID = 10*a + b, tunables A and B; the estimate likes small a+b, but the fastest
   // measured is at (0, 3), which it predicts late.
