@@ -17,12 +17,13 @@ from triton.testing import do_bench
 
 def winner(records):
     """ktune's winner: a bench file holds it alone; a tuning run's file holds every candidate, and
-    the winner is the finalist (the records re-measured in rounds) of the least median, as
-    src/tune/tuner.cpp picks it."""
-    passed = [r for r in records if r["role"] != "baseline" and r["disposition"] == "passed"]
-    finalists = [r for r in passed if r.get("rounds")]
-    if finalists:
-        return min(finalists, key=lambda r: r["time"]["median"])
+    the winner is the passed finalist (the records re-measured in rounds) of the least median, as
+    src/tune/tuner.cpp picks it: none where finalists were measured and none passed."""
+    kernels = [r for r in records if r["role"] != "baseline"]
+    passed = [r for r in kernels if r["disposition"] == "passed"]
+    if any(r.get("rounds") for r in kernels):
+        finalists = [r for r in passed if r.get("rounds")]
+        return min(finalists, key=lambda r: r["time"]["median"]) if finalists else None
     return passed[0] if passed else None
 
 

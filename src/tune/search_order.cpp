@@ -103,14 +103,16 @@ std::vector<size_t> GuidedSearch::next_batch() {
       configs.push_back(records_[i].config_name);
       take(i, batch);
     }
-    // Then the best predicted: half the opening in predicted order, the other half one
-    // candidate a region. Predictions within SearchOptions::same_region of one already taken from
-    // the same config are ones the estimate does not tell apart (its tie-breaks, and what it does
-    // not model: raster order, often pipeline depth and epilogue), which the neighbour moves
-    // settle. In predicted order alone, at 5120^3 fp8 the opening was one 128x144 pingpong tile
-    // in eleven pipelines, and the region predicted fifth, a cooperative 128x224 tile (the
-    // winner there the session before, results/h200/pingpong-wide-s29), went unsearched. Places
-    // the regions leave go in predicted order.
+    // Then the best predicted: the opening's first half (the configs' bests above included) in
+    // predicted order, its second half one candidate a region. Predictions within
+    // SearchOptions::same_region of one already taken from the same config are ones the estimate
+    // does not tell apart (its tie-breaks, and what it does not model: raster order, often
+    // pipeline depth and epilogue), which the neighbour moves settle. In predicted order alone,
+    // at 5120^3 fp8 the opening's eleven gemm_wgmma places went to one 128x144 pingpong tile
+    // (ten pipelines and rasters in 2-CTA clusters, and one without), and the third tile the
+    // estimate ranked, a cooperative 128x224 (session 28's winner there,
+    // results/h200/pingpong-wide-s29), went unsearched. Places the regions leave go in predicted
+    // order.
     auto same_region = [&](size_t i) {
       return std::any_of(batch.begin(), batch.end(), [&](size_t j) {
         if (!records_[j].estimate || records_[j].config_name != records_[i].config_name) return false;

@@ -3,8 +3,9 @@
 // Exhaustive: all of them, in enumeration order, in one batch. Otherwise a guided search of at
 // most max_candidates in batches: first the winners of the nearest shapes already in the cache
 // (seeds), each config's best-predicted candidate, and the best-predicted candidates of all by
-// their config's "estimate" (space/sweep_config.hpp): half of those in predicted order, half one
-// a region (predictions the estimate cannot tell apart count once); then, batch after batch, the untried
+// their config's "estimate" (space/sweep_config.hpp): the first half of the opening in predicted
+// order, the second one candidate a region (predictions the estimate cannot tell apart count
+// once); then, batch after batch, the untried
 // neighbours of the fastest candidates measured so far: one tunable moved up or down, or two
 // tunables' values exchanged where the config names the pair in "exchanges" (with one more change
 // where the exchange alone is not valid). A batch takes one step in every direction (leader, and
@@ -41,9 +42,11 @@ struct SearchOptions {
   // results/h100/sweeps (tests/host/test_search_order.cpp replays the search on them).
   static constexpr size_t default_cap = 40, opening = 12, batch = 8, leaders = 2;
   // Predictions this close (relative) are one region to the opening (GuidedSearch::next_batch).
-  // The gemm configs' tie-breaks (NUM_STAGES, EPILOGUE) move EST_SM by at most 9 cycles: under
-  // 0.1% where a CTA's work takes more than 9,000 cycles. A 2-CTA cluster's launch cost (1,000
-  // cycles) and a tile of another shape are more.
+  // The gemm configs' tie-breaks (ring depth, and the epilogue in gemm_wgmma) move EST_SM by at
+  // most 15 cycles: under 0.1% where a CTA's work takes more than 15,000 cycles. A tile of
+  // another shape moves it more; a 2-CTA cluster's launch cost (1,000 cycles) does too, up to
+  // about a million cycles of work (at 8192^3 fp16 in 128x256 tiles, 2.1 million, the two
+  // cluster sizes are one region).
   static constexpr double same_region = 0.001;
 };
 

@@ -219,12 +219,14 @@ int expect_all_passed(const std::vector<CandidateRecord>& recs, const Problem& p
 
 // Removes the one constraint of `config` whose text is `text`: a test that runs what the built-in
 // sweep prunes lifts it so, and fails loudly when the text has changed (the lift would otherwise
-// remove nothing, and the test would check less than it says).
-void lift_constraint(SweepConfig& config, const std::string& text) {
+// remove nothing, and the test would check less than it says). Returns whether it removed one,
+// for a test that should stop there (ASSERT_TRUE).
+bool lift_constraint(SweepConfig& config, const std::string& text) {
   const size_t before = config.constraints.size();
   std::erase_if(config.constraints, [&](const Expr& e) { return e.text() == text; });
   EXPECT_EQ(config.constraints.size() + 1, before)
       << config.name << " has no constraint \"" << text << "\" to lift: the built-in config changed";
+  return config.constraints.size() + 1 == before;
 }
 
 // gemm_wgmma's paths whose correctness hangs on a schedule or a shared-memory layout more than on
@@ -334,7 +336,7 @@ TEST(GemmKernels, WgmmaPingpongEveryCandidate) {
   SweepConfig config = w.builtin("configs/gemm_wgmma.json");
   // The built-in sweep searches only fp8's pingpong tiles wider than a cooperative consumer's (its
   // notes say why); the kernel takes every tile this constraint prunes, so the test lifts it.
-  lift_constraint(config, "PINGPONG == 0 || (elem_bytes == 1 && WG_M * BLOCK_N / 128 > 128)");
+  ASSERT_TRUE(lift_constraint(config, "PINGPONG == 0 || (elem_bytes == 1 && WG_M * BLOCK_N / 128 > 128)"));
   int checked = 0, wide = 0;
   for (size_t c = 0; c < problems.size(); ++c) {
     const std::vector<CandidateRecord> recs = check_every_candidate(
