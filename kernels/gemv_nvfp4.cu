@@ -38,6 +38,8 @@
 //              2 or more keep a ring of that many in shared memory (cp.async), filled STAGES - 1
 //              chunks ahead of the one decoded.
 //   SPLIT_K    blocks along K, reduced by splitk.cuh (as gemv.cu).
+//   AHEAD      STAGES 1 only: 1 loads a warp's next chunk into registers before it decodes this
+//              one (two chunks in flight a warp where 0 has one, at the cost of 10 registers).
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
@@ -67,7 +69,7 @@ constexpr int nvfp4_blocks_per_sm() {
   return threads / THREADS > 0 ? threads / THREADS : 1;
 }
 
-template <typename T, int N_TILES, int ROW_TILES, int K_WARPS, int STAGES, int SPLIT_K>
+template <typename T, int N_TILES, int ROW_TILES, int K_WARPS, int STAGES, int SPLIT_K, int AHEAD = 0>
 __global__ void __launch_bounds__(ROW_TILES * K_WARPS * 32, (nvfp4_blocks_per_sm<ROW_TILES * K_WARPS * 32, STAGES>()))
 ktune_gemv_nvfp4(const T* __restrict__ A, const unsigned char* __restrict__ W,
                  const unsigned char* __restrict__ W_scales, const float* __restrict__ tensor_scale,
@@ -78,6 +80,7 @@ ktune_gemv_nvfp4(const T* __restrict__ A, const unsigned char* __restrict__ W,
   constexpr int ROWS = ROW_TILES * 16;  // weight rows (outputs along N) per block
   constexpr int MT = N_TILES * 8;       // activation rows per block
   static_assert(N_TILES == 1 || N_TILES == 2, "N_TILES: 1 or 2");
+  static_assert(AHEAD == 0 || (AHEAD == 1 && STAGES == 1), "AHEAD: 0, or 1 with STAGES 1 (the ring runs ahead itself)");
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int rt = warp % ROW_TILES, kw = warp / ROW_TILES;
@@ -159,13 +162,37 @@ ktune_gemv_nvfp4(const T* __restrict__ A, const unsigned char* __restrict__ W,
     return chunk_ok(cu) && row_ok[r] ? __ldg(reinterpret_cast<const unsigned short*>(s_row[r] + (long long)cu * 8)) : 0u;
   };
   if constexpr (STAGES == 1) {
-    // Straight from global memory into registers, one chunk at a time.
-    for (int cu = c_begin + kw; cu < c_end; cu += K_WARPS) {
+    // Straight from global memory into registers: chunk cu's words and scales.
+    auto load = [&](int cu, uint4 (&vu)[2], unsigned (&su)[2]) {
       const bool ok = chunk_ok(cu);
-      const uint4 vu[2] = {load_stream16(w_row[0] + (long long)cu * 64, ok && row_ok[0]),
-                           load_stream16(w_row[1] + (long long)cu * 64, ok && row_ok[1])};
-      const unsigned su[2] = {scales(cu, 0), scales(cu, 1)};
-      run_chunk(cu, vu, su);
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        vu[r] = load_stream16(w_row[r] + (long long)cu * 64, ok && row_ok[r]);
+        su[r] = scales(cu, r);
+      }
+    };
+    if constexpr (AHEAD == 0) {
+      for (int cu = c_begin + kw; cu < c_end; cu += K_WARPS) {
+        uint4 vu[2];
+        unsigned su[2];
+        load(cu, vu, su);
+        run_chunk(cu, vu, su);
+      }
+    } else {
+      // The warp's next chunk is loaded before this one is decoded, so its DRAM latency passes
+      // under the decode instead of after it (a warp takes few chunks: 7 at K = 14336 with 16
+      // warps along K, each of which otherwise waits out a whole load).
+      uint4 vu[2];
+      unsigned su[2];
+      load(c_begin + kw, vu, su);
+      for (int cu = c_begin + kw; cu < c_end; cu += K_WARPS) {
+        uint4 vn[2];
+        unsigned sn[2];
+        load(cu + K_WARPS, vn, sn);  // past the last chunk: predicated off, zeros
+        run_chunk(cu, vu, su);
+#pragma unroll
+        for (int r = 0; r < 2; ++r) vu[r] = vn[r], su[r] = sn[r];
+      }
     }
   } else {
     // A ring of STAGES chunks in shared memory, each thread's own bytes ([stage][row][thread], so
