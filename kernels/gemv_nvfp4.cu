@@ -39,7 +39,8 @@
 //              chunks ahead of the one decoded.
 //   SPLIT_K    blocks along K, reduced by splitk.cuh (as gemv.cu).
 //   AHEAD      STAGES 1 only: 1 loads a warp's next chunk into registers before it decodes this
-//              one (two chunks in flight a warp where 0 has one, at the cost of 10 registers).
+//              one (two chunks in flight a warp where 0 has one: 10 more live values, still
+//              under the 64-register bound).
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
@@ -180,8 +181,8 @@ ktune_gemv_nvfp4(const T* __restrict__ A, const unsigned char* __restrict__ W,
       }
     } else {
       // The warp's next chunk is loaded before this one is decoded, so its DRAM latency passes
-      // under the decode instead of after it (a warp takes few chunks: 7 at K = 14336 with 16
-      // warps along K, each of which otherwise waits out a whole load).
+      // under the decode instead of after it: with 16 warps along K at K = 14336 a warp takes 7
+      // chunks, and each otherwise waits out a whole load.
       uint4 vu[2];
       unsigned su[2];
       load(c_begin + kw, vu, su);
