@@ -505,23 +505,23 @@ std::string nvfp4_wgmma_wrong_byte(std::string s) {
 
 // Checks every candidate of `config_path` on `problems` (all must pass, at least `at_least` of
 // them), then the first four candidates of the first problem with each of `faults` planted (all
-// must be rejected as incorrect).
-void check_nvfp4_config(Session& session, NvrtcCompiler& compiler, const char* config_path,
+// must be rejected as incorrect). Returns the records of the unplanted candidates.
+std::vector<CandidateRecord> check_nvfp4_config(Session& session, NvrtcCompiler& compiler, const char* config_path,
                         const std::vector<Problem>& problems, int at_least,
                         const std::vector<std::string (*)(std::string)>& faults) {
   const KernelFamily& family = find_family("gemm_nvfp4");
   const SweepConfig config = parse_family_config(family, *find_embedded(config_path), config_path);
-  int checked = 0;
+  std::vector<CandidateRecord> checked;
   for (size_t c = 0; c < problems.size(); ++c) {
     const std::vector<CandidateRecord> recs =
         check_every_candidate(session, compiler, config, problems[c], 4000 + c, nullptr, 0, [](CandidateRecord&) { return true; });
     EXPECT_FALSE(recs.empty()) << "no candidate for " << describe(problems[c]);
     for (const CandidateRecord& r : recs) {
       EXPECT_EQ(r.disposition, Disposition::passed) << describe(problems[c]) << " " << r.kernel_name << ": " << r.reason;
-      ++checked;
+      checked.push_back(r);
     }
   }
-  EXPECT_GE(checked, at_least) << config_path;
+  EXPECT_GE(static_cast<int>(checked.size()), at_least) << config_path;
   for (auto edit : faults) {
     int planted = 0;
     const std::vector<CandidateRecord> wrong = check_every_candidate(
@@ -530,6 +530,7 @@ void check_nvfp4_config(Session& session, NvrtcCompiler& compiler, const char* c
     for (const CandidateRecord& r : wrong)
       EXPECT_EQ(r.disposition, Disposition::incorrect) << r.kernel_name << ": " << r.reason;
   }
+  return checked;
 }
 
 TEST(GemmKernels, Nvfp4WeightsEveryCandidateAndMisreadFormatsRejected) {
@@ -541,10 +542,18 @@ TEST(GemmKernels, Nvfp4WeightsEveryCandidateAndMisreadFormatsRejected) {
   auto problem = [](int64_t m, int64_t n, int64_t k, const char* dtype) {
     return Problem{"gemm_nvfp4", {{"M", m}, {"N", n}, {"K", k}}, dtype, {}};
   };
-  check_nvfp4_config(session, compiler, "configs/gemm_nvfp4.json",
-                     {problem(1, 1000, 1056, "bf16"), problem(5, 264, 4128, "fp16"), problem(11, 520, 2080, "bf16"),
-                      problem(16, 72, 14336, "fp16")},
-                     40, {nvfp4_without_tensor_scale, nvfp4_without_signs, nvfp4_first_group_scale});
+  // 3 x 136 x 16640: 130 chunks of 128 k, so that 16 warps along K take 4 or more each, alone or
+  // split in two, which is where the config offers AHEAD (the next chunk loaded before this one's
+  // decode); N is no multiple of a 16-row tile.
+  const std::vector<CandidateRecord> decode = check_nvfp4_config(
+      session, compiler, "configs/gemm_nvfp4.json",
+      {problem(1, 1000, 1056, "bf16"), problem(5, 264, 4128, "fp16"), problem(11, 520, 2080, "bf16"),
+       problem(16, 72, 14336, "fp16"), problem(3, 136, 16640, "bf16")},
+      40, {nvfp4_without_tensor_scale, nvfp4_without_signs, nvfp4_first_group_scale});
+  EXPECT_GE(std::count_if(decode.begin(), decode.end(),
+                          [](const CandidateRecord& r) { return r.params.count("AHEAD") && r.params.at("AHEAD") == 1; }),
+            2)
+      << "the AHEAD path ran on no problem";
   if (arch_facts(session.device()).arch == 90)
     check_nvfp4_config(session, compiler, "configs/gemm_nvfp4_wgmma.json",
                        {problem(300, 1000, 1088, "bf16"), problem(16, 200, 4096, "fp16"), problem(257, 136, 640, "fp16"),
