@@ -88,17 +88,24 @@ ktune_gemv_nvfp4(const T* __restrict__ A, const unsigned char* __restrict__ W,
   const int g = lane / 4, q = lane % 4;
   const int n0 = blockIdx.x * ROWS;
   const int row = n0 + rt * 16 + g;  // this thread's weight rows: row and row + 8
-  const bool row_ok[2] = {row < N, row + 8 < N};
 
-  // This block's chunks of 128 k.
+  // This block's chunks of 128 k; those before whole_end lie wholly inside K, so only a last chunk
+  // that K ends inside needs its pieces checked (K % 32 == 0: a piece is all in or all out).
   const int chunks = (K + 127) / 128;
   const int per_split = (chunks + SPLIT_K - 1) / SPLIT_K;
   const int c_begin = blockIdx.y * per_split;
   const int c_end = min(chunks, c_begin + per_split);
+  const int whole_end = min(c_end, K / 128);
 
+  // Weight rows past N read row N - 1 and activation rows past M read row M - 1, so no load needs
+  // a predicate for them: their sums land in outputs that are never written.
   const long long w_ld = K / 2, s_ld = K / 16;
-  const unsigned char* w_row[2] = {W + (long long)row * w_ld + q * 16, W + (long long)(row + 8) * w_ld + q * 16};
-  const unsigned char* s_row[2] = {W_scales + (long long)row * s_ld + q * 2, W_scales + (long long)(row + 8) * s_ld + q * 2};
+  const int rows_in[2] = {min(row, N - 1), min(row + 8, N - 1)};
+  const unsigned char* const w_row[2] = {W + rows_in[0] * w_ld + q * 16, W + rows_in[1] * w_ld + q * 16};
+  const unsigned char* const s_row[2] = {W_scales + rows_in[0] * s_ld + q * 2, W_scales + rows_in[1] * s_ld + q * 2};
+  const T* a_row[N_TILES];
+#pragma unroll
+  for (int j = 0; j < N_TILES; ++j) a_row[j] = A + min(j * 8 + g, M - 1) * (long long)K + q * 32;
 
   float acc[N_TILES][4];
 #pragma unroll
@@ -106,12 +113,11 @@ ktune_gemv_nvfp4(const T* __restrict__ A, const unsigned char* __restrict__ W,
 #pragma unroll
     for (int i = 0; i < 4; ++i) acc[j][i] = 0.f;
 
-  // Decodes and multiplies chunk cu (its loads in vu, su).
   extern __shared__ __align__(16) float smem[];
 
-  auto run_chunk = [&](int cu, const uint4 (&vu)[2], const unsigned (&su)[2]) {
-    const int k0 = cu * 128 + q * 32;
-    const bool ok = cu < c_end && k0 < K;
+  // Decodes one chunk's words vu (rows row, row + 8) with their group scales su and multiplies them
+  // by its activations x (rows j * 8 + g of A, 32 k, as 4 x 16 bytes).
+  auto run_chunk = [&](const uint4 (&vu)[2], const unsigned (&su)[2], const uint4 (&x)[N_TILES][4]) {
     // Group scales of rows row, row + 8 for k 0-15 and 16-31 of the piece.
     unsigned scale[2][2];
 #pragma unroll
@@ -119,15 +125,6 @@ ktune_gemv_nvfp4(const T* __restrict__ A, const unsigned char* __restrict__ W,
       const float2 f = nvfp4::e4m3_pair(su[r]);
       scale[r][0] = D::scale_pair(f.x);
       scale[r][1] = D::scale_pair(f.y);
-    }
-    // The activations of this piece: rows j * 8 + g of A, 32 k, as 4 x 16 bytes.
-    uint4 x[N_TILES][4];
-#pragma unroll
-    for (int j = 0; j < N_TILES; ++j) {
-      const int m = j * 8 + g;
-      const uint4* a = reinterpret_cast<const uint4*>(A + (long long)m * K + k0);
-#pragma unroll
-      for (int w = 0; w < 4; ++w) x[j][w] = ok && m < M ? __ldg(a + w) : make_uint4(0, 0, 0, 0);
     }
     const unsigned word[2][4] = {{vu[0].x, vu[0].y, vu[0].z, vu[0].w}, {vu[1].x, vu[1].y, vu[1].z, vu[1].w}};
 #pragma unroll
@@ -156,44 +153,102 @@ ktune_gemv_nvfp4(const T* __restrict__ A, const unsigned char* __restrict__ W,
     }
   };
 
+  // Chunk cu of this thread's piece, checked: nothing is read past K (zeros instead), nor past
+  // c_end. For the ring, and for a last chunk that K ends inside.
+  auto chunk_ok = [&](int cu) { return cu < c_end && cu * 128 + q * 32 < K; };
+  auto scales = [&](int cu, int r) -> unsigned {
+    return chunk_ok(cu) ? __ldg(reinterpret_cast<const unsigned short*>(s_row[r] + (long long)cu * 8)) : 0u;
+  };
+  auto activations = [&](int cu, uint4 (&x)[N_TILES][4]) {
+    const bool ok = chunk_ok(cu);
+#pragma unroll
+    for (int j = 0; j < N_TILES; ++j)
+#pragma unroll
+      for (int w = 0; w < 4; ++w)
+        x[j][w] = ok ? __ldg(reinterpret_cast<const uint4*>(a_row[j] + (long long)cu * 128) + w) : make_uint4(0, 0, 0, 0);
+  };
+
   // Warp kw takes chunks kw, kw + K_WARPS, ... of the block's: per chunk 2 x 16 bytes of nibbles
   // (rows row and row + 8) and 2 x 2 scale bytes a thread.
-  auto chunk_ok = [&](int cu) { return cu < c_end && cu * 128 + q * 32 < K; };  // K % 32 == 0: all in or out
-  auto scales = [&](int cu, int r) -> unsigned {
-    return chunk_ok(cu) && row_ok[r] ? __ldg(reinterpret_cast<const unsigned short*>(s_row[r] + (long long)cu * 8)) : 0u;
-  };
   if constexpr (STAGES == 1) {
-    // Straight from global memory into registers: chunk cu's words and scales.
-    auto load = [&](int cu, uint4 (&vu)[2], unsigned (&su)[2]) {
-      const bool ok = chunk_ok(cu);
+    // Straight from global memory into registers. The chunks wholly inside K go through pointers
+    // that step K_WARPS chunks a load, with no predicate but the one that ends AHEAD's run. Checked
+    // loads had the loop at 251 instructions a chunk (64 weights a thread), this at 216
+    // (1 x 4096 x 14336, AHEAD=0, SASS in results/h200/nvfp4-lean-s32/): an H200's SMs issue about
+    // 4 instructions a weight in the time its DRAM delivers one, so the decode runs near that bound.
+    const int first = c_begin + kw;
+    const unsigned char* wp[2] = {w_row[0] + first * 64ll, w_row[1] + first * 64ll};
+    const unsigned char* sp[2] = {s_row[0] + first * 8ll, s_row[1] + first * 8ll};
+    const T* ap[N_TILES];
+#pragma unroll
+    for (int j = 0; j < N_TILES; ++j) ap[j] = a_row[j] + first * 128ll;
+    // Chunk (wp, sp)'s words and scales, then the pointers step to the warp's next chunk.
+    auto step = [&] {
+#pragma unroll
+      for (int r = 0; r < 2; ++r) wp[r] += K_WARPS * 64, sp[r] += K_WARPS * 8;
+    };
+    auto load = [&](uint4 (&vu)[2], unsigned (&su)[2]) {
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
-        vu[r] = load_stream16(w_row[r] + (long long)cu * 64, ok && row_ok[r]);
-        su[r] = scales(cu, r);
+        vu[r] = load_stream16(wp[r], true);
+        su[r] = __ldg(reinterpret_cast<const unsigned short*>(sp[r]));
+      }
+      step();
+    };
+    // The same where `ok` may be false: then nothing is read and vu, su are zeros.
+    auto load_if = [&](uint4 (&vu)[2], unsigned (&su)[2], bool ok) {
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        vu[r] = load_stream16(wp[r], ok);
+        su[r] = ok ? __ldg(reinterpret_cast<const unsigned short*>(sp[r])) : 0u;
+      }
+      step();
+    };
+    auto whole_activations = [&](uint4 (&x)[N_TILES][4]) {
+#pragma unroll
+      for (int j = 0; j < N_TILES; ++j) {
+#pragma unroll
+        for (int w = 0; w < 4; ++w) x[j][w] = __ldg(reinterpret_cast<const uint4*>(ap[j]) + w);
+        ap[j] += K_WARPS * 128;
       }
     };
+    int cu = first;
     if constexpr (AHEAD == 0) {
-      for (int cu = c_begin + kw; cu < c_end; cu += K_WARPS) {
-        uint4 vu[2];
+      for (; cu < whole_end; cu += K_WARPS) {
+        uint4 vu[2], x[N_TILES][4];
         unsigned su[2];
-        load(cu, vu, su);
-        run_chunk(cu, vu, su);
+        load(vu, su);
+        whole_activations(x);
+        run_chunk(vu, su, x);
       }
     } else {
       // The warp's next chunk is loaded before this one is decoded, so its DRAM latency passes
       // under the decode instead of after it: with 16 warps along K at K = 14336 a warp takes 7
       // chunks, and each otherwise waits out a whole load.
-      uint4 vu[2];
+      uint4 vu[2], x[N_TILES][4];
       unsigned su[2];
-      load(c_begin + kw, vu, su);
-      for (int cu = c_begin + kw; cu < c_end; cu += K_WARPS) {
+      load_if(vu, su, cu < whole_end);
+      for (; cu < whole_end; cu += K_WARPS) {
         uint4 vn[2];
         unsigned sn[2];
-        load(cu + K_WARPS, vn, sn);  // past the last chunk: predicated off, zeros
-        run_chunk(cu, vu, su);
+        load_if(vn, sn, cu + K_WARPS < whole_end);
+        whole_activations(x);
+        run_chunk(vu, su, x);
 #pragma unroll
         for (int r = 0; r < 2; ++r) vu[r] = vn[r], su[r] = sn[r];
       }
+    }
+    if (cu < c_end) {  // the last chunk, which K ends inside
+      const bool ok = chunk_ok(cu);
+      uint4 vu[2], x[N_TILES][4];
+      unsigned su[2];
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        vu[r] = load_stream16(w_row[r] + cu * 64ll, ok);
+        su[r] = scales(cu, r);
+      }
+      activations(cu, x);
+      run_chunk(vu, su, x);
     }
   } else {
     // A ring of STAGES chunks in shared memory, each thread's own bytes ([stage][row][thread], so
@@ -208,7 +263,7 @@ ktune_gemv_nvfp4(const T* __restrict__ A, const unsigned char* __restrict__ W,
       for (int r = 0; r < 2; ++r) {
         const unsigned dst = ring_addr + ((slot * 2 + r) * THREADS + threadIdx.x) * 16;
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst),
-                     "l"(w_row[r] + (long long)(ok ? cu : 0) * 64), "r"(ok && row_ok[r] ? 16 : 0)
+                     "l"(w_row[r] + (long long)(ok ? cu : 0) * 64), "r"(ok ? 16 : 0)
                      : "memory");
         sl[r] = scales(cu, r);
       }
@@ -224,7 +279,9 @@ ktune_gemv_nvfp4(const T* __restrict__ A, const unsigned char* __restrict__ W,
         asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 1) : "memory");  // chunk cu has landed
         const uint4 vu[2] = {ring[(st * 2) * THREADS + threadIdx.x], ring[(st * 2 + 1) * THREADS + threadIdx.x]};
         const unsigned sc[2] = {su[st][0], su[st][1]};
-        run_chunk(cu, vu, sc);
+        uint4 x[N_TILES][4];
+        activations(cu, x);
+        run_chunk(vu, sc, x);
         issue(st, cu + STAGES * K_WARPS, su[st]);  // refill the slot just read
       }
     }
