@@ -542,9 +542,9 @@ TEST(GemmKernels, Nvfp4WeightsEveryCandidateAndMisreadFormatsRejected) {
   auto problem = [](int64_t m, int64_t n, int64_t k, const char* dtype) {
     return Problem{"gemm_nvfp4", {{"M", m}, {"N", n}, {"K", k}}, dtype, {}};
   };
-  // 3 x 136 x 16640: 130 chunks of 128 k, so that 16 warps along K take 4 or more each, alone or
-  // split in two, which is where the config offers AHEAD (the next chunk loaded before this one's
-  // decode); N is no multiple of a 16-row tile.
+  // 3 x 136 x 16640: 130 chunks of 128 k, so that warps along K take 4 or more each (16 of them
+  // alone or split in two, or fewer), which is where the config offers AHEAD (the next chunk
+  // loaded before this one's decode, with one column tile); N is no multiple of a 16-row tile.
   const std::vector<CandidateRecord> decode = check_nvfp4_config(
       session, compiler, "configs/gemm_nvfp4.json",
       {problem(1, 1000, 1056, "bf16"), problem(5, 264, 4128, "fp16"), problem(11, 520, 2080, "bf16"),
