@@ -182,27 +182,16 @@ ktune_gemv_nvfp4(const T* __restrict__ A, const unsigned char* __restrict__ W,
     const T* ap[N_TILES];
 #pragma unroll
     for (int j = 0; j < N_TILES; ++j) ap[j] = a_row[j] + first * 128ll;
-    // Chunk (wp, sp)'s words and scales, then the pointers step to the warp's next chunk.
-    auto step = [&] {
-#pragma unroll
-      for (int r = 0; r < 2; ++r) wp[r] += K_WARPS * 64, sp[r] += K_WARPS * 8;
-    };
-    auto load = [&](uint4 (&vu)[2], unsigned (&su)[2]) {
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        vu[r] = load_stream16(wp[r], true);
-        su[r] = __ldg(reinterpret_cast<const unsigned short*>(sp[r]));
-      }
-      step();
-    };
-    // The same where `ok` may be false: then nothing is read and vu, su are zeros.
-    auto load_if = [&](uint4 (&vu)[2], unsigned (&su)[2], bool ok) {
+    // Chunk (wp, sp)'s words and scales, then the pointers step to the warp's next chunk. Where
+    // `ok` is false nothing is read and vu, su are zeros (a constant true folds the checks away).
+    auto load = [&](uint4 (&vu)[2], unsigned (&su)[2], bool ok) {
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         vu[r] = load_stream16(wp[r], ok);
         su[r] = ok ? __ldg(reinterpret_cast<const unsigned short*>(sp[r])) : 0u;
       }
-      step();
+#pragma unroll
+      for (int r = 0; r < 2; ++r) wp[r] += K_WARPS * 64, sp[r] += K_WARPS * 8;
     };
     auto whole_activations = [&](uint4 (&x)[N_TILES][4]) {
 #pragma unroll
@@ -217,7 +206,7 @@ ktune_gemv_nvfp4(const T* __restrict__ A, const unsigned char* __restrict__ W,
       for (; cu < whole_end; cu += K_WARPS) {
         uint4 vu[2], x[N_TILES][4];
         unsigned su[2];
-        load(vu, su);
+        load(vu, su, true);
         whole_activations(x);
         run_chunk(vu, su, x);
       }
@@ -227,11 +216,11 @@ ktune_gemv_nvfp4(const T* __restrict__ A, const unsigned char* __restrict__ W,
       // chunks, and each otherwise waits out a whole load.
       uint4 vu[2], x[N_TILES][4];
       unsigned su[2];
-      load_if(vu, su, cu < whole_end);
+      load(vu, su, cu < whole_end);
       for (; cu < whole_end; cu += K_WARPS) {
         uint4 vn[2];
         unsigned sn[2];
-        load_if(vn, sn, cu + K_WARPS < whole_end);
+        load(vn, sn, cu + K_WARPS < whole_end);
         whole_activations(x);
         run_chunk(vu, su, x);
 #pragma unroll
