@@ -23,8 +23,11 @@ void setup_ceilings(CLI::App& app, int& exit_code) {
       "ceilings", "measure this GPU's copy bandwidth and cuBLAS peak TFLOPS (fp16, bf16, tf32, and fp8 from sm_89) for reports");
   cmd->add_option("--cache-dir", opts->cache_dir, "cache folder (default: $KTUNE_CACHE_DIR or ~/.cache/ktune)");
   cmd->add_option("--warmup-ms", opts->warmup_ms, "warmup before each measurement (clocks must leave idle)")
+      ->check(at_least(0))
       ->capture_default_str();
-  cmd->add_option("--max-time-ms", opts->max_time_ms, "timing budget per measurement")->capture_default_str();
+  cmd->add_option("--max-time-ms", opts->max_time_ms, "timing budget per measurement")
+      ->check(at_least(0, true))
+      ->capture_default_str();
   cmd->callback([opts, &exit_code] {
     const std::filesystem::path dir =
         opts->cache_dir.empty() ? default_cache_dir() : std::filesystem::path(opts->cache_dir);

@@ -104,11 +104,7 @@ Problem make_problem(const KernelFamily& family, const ProblemFlags& f) {
   return p;
 }
 
-namespace {
-
-// A number at least `low` (above it when `strict`), with a message a person can act on: CLI11's
-// own range validators print their limits at full precision, a 300-digit number for "positive".
-CLI::Validator at_least(double low, bool strict = false) {
+CLI::Validator at_least(double low, bool strict) {
   return CLI::Validator(
       [low, strict](std::string& text) -> std::string {
         double v = 0;
@@ -125,7 +121,6 @@ CLI::Validator at_least(double low, bool strict = false) {
       fmt::format("{} {}", strict ? ">" : ">=", low));
 }
 
-}  // namespace
 
 void add_common_flags(CLI::App& app, CommonFlags& f) {
   app.add_option("--config", f.config, "sweep config JSON (default: the built-in one)");

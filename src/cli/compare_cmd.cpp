@@ -11,6 +11,7 @@
 
 #include "bench/compare.hpp"
 #include "cli/commands.hpp"
+#include "cli/common.hpp"
 #include "util/error.hpp"
 
 namespace ktune::cli {
@@ -34,10 +35,12 @@ void setup_compare(CLI::App& app, int& exit_code) {
   cmd->add_option("--alpha", opts->alpha, "significance level of the rank test; intervals are at 1 - alpha")
       ->capture_default_str();
   cmd->add_option("--min-samples", opts->min_samples, "fewer samples on either side: ambiguous")
+      ->check(at_least(1))
       ->capture_default_str();
   cmd->add_option("--blocks", opts->blocks,
                   "records without rounds (sweep files, older bench files): test the medians of this many equal "
                   "blocks of samples (5: the rounds bench took by default)")
+      ->check(at_least(1))
       ->capture_default_str();
   cmd->add_flag("--allow-different-devices", opts->allow_different_devices,
                 "compare files from different GPUs (else an error)");

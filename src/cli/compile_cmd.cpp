@@ -80,6 +80,7 @@ void add_compile_flags(CLI::App& cmd, CompileFlags& flags) {
   cmd.add_option("--sample", flags.sample,
                  "compile at most N valid candidates per config and problem, spread so that every value of "
                  "every tunable compiles (0: all)")
+      ->check(at_least(0))
       ->capture_default_str();
   cmd.add_flag("--quick", flags.quick,
                "compile the fewest candidates that still touch everything: every value of every tunable once "

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "cli/common.hpp"
 #include "quant/block_scaled.hpp"
 #include "quant/raw_matrix.hpp"
 #include "util/error.hpp"
@@ -67,10 +68,10 @@ void setup_quantize(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "quantize", "a matrix into a block-scaled format (nvfp4, fp8-1x128, fp8-128x128): values, scales, accuracy");
   cmd->add_option("--format", opts->format, "nvfp4 | fp8-1x128 | fp8-128x128 (docs/formats.md)")->required();
-  cmd->add_option("--rows", opts->rows, "rows (a weight N x K has N)")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--rows", opts->rows, "rows (a weight N x K has N)")->required()->check(at_least(1));
   cmd->add_option("--cols", opts->cols, "columns, the contiguous dimension the blocks run along (K)")
       ->required()
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1));
   auto* in = cmd->add_option("--in", opts->in, "raw row-major matrix file (numpy's tofile), no header");
   cmd->add_option("--in-dtype", opts->in_dtype, "the file's elements: fp32 (default), fp16, bf16");
   auto* random = cmd->add_option("--random", opts->random, "quantize N(0,1) values from this seed instead of a file");

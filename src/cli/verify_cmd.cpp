@@ -86,10 +86,14 @@ struct VerifyFlags {
 void add_verify_flags(CLI::App& cmd, VerifyFlags& flags) {
   add_common_flags(cmd, flags.common);
   cmd.add_option("--seed", flags.seed, "input seed (default: a fresh random one)");
-  cmd.add_option("--timeout", flags.measure.timeout_s, "seconds before a run counts as hung")->capture_default_str();
-  cmd.add_option("--rtol", flags.measure.rtol, "relative tolerance (default: per family and dtype, see docs/verification.md)");
-  cmd.add_option("--atol", flags.measure.atol, "absolute tolerance (default: per family and dtype)");
-  cmd.add_option("--norm-tol", flags.measure.norm_tol, "bound on ||out-ref||/||ref|| (default: per family and dtype)");
+  cmd.add_option("--timeout", flags.measure.timeout_s, "seconds before a run counts as hung")
+      ->check(at_least(0, true))
+      ->capture_default_str();
+  cmd.add_option("--rtol", flags.measure.rtol, "relative tolerance (default: per family and dtype, see docs/verification.md)")
+      ->check(at_least(0));
+  cmd.add_option("--atol", flags.measure.atol, "absolute tolerance (default: per family and dtype)")->check(at_least(0));
+  cmd.add_option("--norm-tol", flags.measure.norm_tol, "bound on ||out-ref||/||ref|| (default: per family and dtype)")
+      ->check(at_least(0));
 }
 
 // Verifies `checks` on this GPU, or every cached best made on it when `checks` is empty and

@@ -51,6 +51,22 @@ TEST(BadInput, MeasurementFlagsOutOfRangeAreRefusedBeforeLookingForAGpu) {
   }
 }
 
+// Unsigned flags took "-1" as their largest value without a word: `compare --min-samples -1` then
+// called every problem ambiguous and passed the gate, `compile --sample -1` compiled everything.
+TEST(BadInput, NegativeCountsAreRefusedNotWrapped) {
+  const fs::path dir = scratch("negative-counts");
+  const std::string results = (dir / "r.json").string();
+  std::ofstream(results) << "{}";  // the flags are checked before the files are read
+  expect_refused("compare " + results + " " + results + " --min-samples -1", "-1 must be at least 1");
+  expect_refused("compare " + results + " " + results + " --blocks -1", "-1 must be at least 1");
+  expect_refused("compile add --arch sm_80 --sample -1 --cache-dir " + (dir / "cache").string(), "-1 must be at least 0");
+  expect_refused("quantize --format nvfp4 --rows -4 --cols 16 --random 1 --out " + (dir / "q").string(),
+                 "-4 must be at least 1");
+  expect_refused("ceilings --warmup-ms -1", "-1 must be at least 0");
+  expect_refused("verify softmax --rows 64 --cols 64 --set BLOCK=1 --rtol -1", "-1 must be at least 0");
+  expect_refused("verify softmax --rows 64 --cols 64 --set BLOCK=1 --timeout 0", "0 must be above 0");
+}
+
 TEST(BadInput, AProblemNoGpuCouldHoldIsBadInput) {
   expect_refused("softmax --rows 99999999999 --cols 4096", "no GPU has that much");
   expect_refused("add --n 99999999999999", "no GPU has that much");
