@@ -121,7 +121,6 @@ CLI::Validator at_least(double low, bool strict) {
       fmt::format("{} {}", strict ? ">" : ">=", low));
 }
 
-
 void add_common_flags(CLI::App& app, CommonFlags& f) {
   app.add_option("--config", f.config, "sweep config JSON (default: the built-in one)");
   app.add_option("--kernel", f.kernel, "kernel source to use instead of the config's");
