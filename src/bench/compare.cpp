@@ -340,6 +340,13 @@ std::string CompareReport::baselines_name() const {
   return name.empty() ? "baseline" : name;
 }
 
+size_t fewest_units(double alpha) {
+  if (!(alpha > 0 && alpha < 1)) throw ConfigError("--alpha must be between 0 and 1");
+  size_t n = 1;
+  while (smallest_p(n, n) >= alpha) ++n;
+  return n;
+}
+
 CompareReport compare_results(const RunInfo& base_info, const std::vector<ProblemResult>& base,
                               const RunInfo& new_info, const std::vector<ProblemResult>& next,
                               const CompareOptions& options) {

@@ -105,6 +105,9 @@ struct SampleVerdict {
 // are fewer samples than blocks).
 std::vector<double> block_medians(const std::vector<double>& samples, size_t blocks);
 
+// The fewest units a side with which the rank test can reach p < alpha (4 at 0.05).
+size_t fewest_units(double alpha);
+
 // The median of each round: `rounds[r]` samples after those of the rounds before. Throws
 // ktune::Error when a round is empty or the rounds do not add up to the samples (a broken file).
 std::vector<double> round_medians(const std::vector<double>& samples, const std::vector<int>& rounds);

@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/validators.hpp"
 #include "store/ceilings.hpp"
 #include "tune/session.hpp"
 #include "util/fs.hpp"

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "cli/validators.hpp"
 #include "compile/embedded.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "families/family.hpp"
@@ -102,23 +103,6 @@ Problem make_problem(const KernelFamily& family, const ProblemFlags& f) {
     if (!value.empty()) p.options[name] = value;
   complete_options(p);
   return p;
-}
-
-CLI::Validator at_least(double low, bool strict) {
-  return CLI::Validator(
-      [low, strict](std::string& text) -> std::string {
-        double v = 0;
-        try {
-          size_t used = 0;
-          v = std::stod(text, &used);
-          if (used != text.size()) return fmt::format("{} is not a number", text);
-        } catch (const std::exception&) {
-          return fmt::format("{} is not a number", text);
-        }
-        if (strict ? v > low : v >= low) return {};
-        return fmt::format("{} must be {} {}", text, strict ? "above" : "at least", low);
-      },
-      fmt::format("{} {}", strict ? ">" : ">=", low));
 }
 
 void add_common_flags(CLI::App& app, CommonFlags& f) {

@@ -42,10 +42,6 @@ struct CommonFlags {
 };
 void add_common_flags(CLI::App& app, CommonFlags& flags);
 
-// A number at least `low` (above it when `strict`), with a message a person can act on: CLI11's
-// own range validators print their limits at full precision, a 300-digit number for "positive",
-// and an unsigned option takes "-1" as the largest value without a word.
-CLI::Validator at_least(double low, bool strict = false);
 std::filesystem::path cache_dir(const CommonFlags& flags);
 // --config's file, or else every default config of the family.
 std::vector<SweepConfig> load_configs(const CommonFlags& flags, const KernelFamily& family);

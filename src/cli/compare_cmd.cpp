@@ -11,7 +11,7 @@
 
 #include "bench/compare.hpp"
 #include "cli/commands.hpp"
-#include "cli/common.hpp"
+#include "cli/validators.hpp"
 #include "util/error.hpp"
 
 namespace ktune::cli {
@@ -37,15 +37,22 @@ void setup_compare(CLI::App& app, int& exit_code) {
   cmd->add_option("--min-samples", opts->min_samples, "fewer samples on either side: ambiguous")
       ->check(at_least(1))
       ->capture_default_str();
-  cmd->add_option("--blocks", opts->blocks,
+  CLI::Option* blocks = cmd->add_option("--blocks", opts->blocks,
                   "records without rounds (sweep files, older bench files): test the medians of this many equal "
-                  "blocks of samples (5: the rounds bench took by default)")
-      ->check(at_least(1))
+                  "blocks of samples (5: the rounds bench took by default; 0: every sample a unit)")
+      ->check(at_least(0))
       ->capture_default_str();
   cmd->add_flag("--allow-different-devices", opts->allow_different_devices,
                 "compare files from different GPUs (else an error)");
   cmd->add_option("--markdown", opts->markdown, "also write the summary as markdown to this file (appended)");
-  cmd->callback([opts, &exit_code] {
+  cmd->callback([opts, blocks, &exit_code] {
+    // Blocks too few for the rank test to reach --alpha would call every record judged on them
+    // ambiguous, and the gate would pass whatever the times (checked when given: bench's files
+    // carry rounds and never use the default).
+    if (blocks->count() > 0 && opts->blocks > 0 && opts->blocks < fewest_units(opts->alpha))
+      throw ConfigError(fmt::format("--blocks {}: the rank test cannot reach p < {:g} with so few blocks a side; "
+                                    "give {} or more, or 0 (every sample a unit)",
+                                    opts->blocks, opts->alpha, fewest_units(opts->alpha)));
     CompareOptions o;
     o.threshold = opts->threshold_percent / 100;
     o.alpha = opts->alpha;

@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "cli/commands.hpp"
-#include "cli/common.hpp"
+#include "cli/validators.hpp"
 #include "quant/block_scaled.hpp"
 #include "quant/raw_matrix.hpp"
 #include "util/error.hpp"

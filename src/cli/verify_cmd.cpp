@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/validators.hpp"
 #include "compile/embedded.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "families/family.hpp"

@@ -51,14 +51,20 @@ TEST(BadInput, MeasurementFlagsOutOfRangeAreRefusedBeforeLookingForAGpu) {
   }
 }
 
-// Unsigned flags took "-1" as their largest value without a word: `compare --min-samples -1` then
-// called every problem ambiguous and passed the gate, `compile --sample -1` compiled everything.
-TEST(BadInput, NegativeCountsAreRefusedNotWrapped) {
+// Counts below their floor are refused with the floor. Unsigned flags took "-1" as their largest
+// value without a word: `compare --min-samples -1` called every problem ambiguous and passed the
+// gate, `compile --sample -1` compiled everything. `compare --blocks` below what the rank test
+// needs to reach --alpha passed the gate the same way. The other flags here were refused before,
+// but only later (after looking for a GPU) or with CLI11's 300-digit limit.
+TEST(BadInput, CountsBelowTheirFloorAreRefused) {
   const fs::path dir = scratch("negative-counts");
   const std::string results = (dir / "r.json").string();
   std::ofstream(results) << "{}";  // the flags are checked before the files are read
-  expect_refused("compare " + results + " " + results + " --min-samples -1", "-1 must be at least 1");
-  expect_refused("compare " + results + " " + results + " --blocks -1", "-1 must be at least 1");
+  const std::string compare = "compare " + results + " " + results;
+  expect_refused(compare + " --min-samples -1", "-1 must be at least 1");
+  expect_refused(compare + " --blocks -1", "-1 must be at least 0");
+  expect_refused(compare + " --blocks 3", "give 4 or more, or 0");
+  expect_refused(compare + " --blocks 5 --alpha 0.001", "give 8 or more");
   expect_refused("compile add --arch sm_80 --sample -1 --cache-dir " + (dir / "cache").string(), "-1 must be at least 0");
   expect_refused("quantize --format nvfp4 --rows -4 --cols 16 --random 1 --out " + (dir / "q").string(),
                  "-4 must be at least 1");
