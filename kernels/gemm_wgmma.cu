@@ -1153,6 +1153,40 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
       // Columns [8 j_begin, 8 j_end) of the tile straight from registers (EPILOGUE 0's whole tile,
       // the staged epilogues' columns past their last whole panel).
       auto store_direct = [&](int j_begin, int j_end) {
+        if constexpr (sizeof(OutT) == 2 && !SWAP) {
+          static_assert(BLOCK_N % 16 == 0, "the quads' exchange takes column groups in pairs");
+          // A quad of threads holds 16 consecutive columns of a row as groups j and j + 1, 4
+          // bytes a thread in each: stored so, every store half-fills each 32-byte sector it
+          // touches, and the L2 takes each sector in two writes. Two shuffles give each thread
+          // 4 consecutive columns instead (thread q: 4q .. 4q + 3), and the quad writes whole
+          // sectors with 8-byte stores. Rows must be 8-byte aligned (N % 4 == 0); every lane
+          // takes part in the shuffles, whether its row is inside M or not.
+          if (N % 4 == 0) {
+            const int q = lane % 4;
+            const int src = (lane & ~3) | ((q & 1) << 1 | (q >> 1));  // q's bits swapped
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+              for (int h = 0; h < 2; ++h) {
+                const int row = m0 + acc_row(mi, h);
+                OutT* const dst = C + static_cast<long long>(row) * N;
+#pragma unroll
+                for (int j = j_begin; j < j_end; j += 2) {
+                  const unsigned a = Out<OutT>::pack(scale * acc[mi][4 * j + 2 * h], scale * acc[mi][4 * j + 2 * h + 1]);
+                  const unsigned b =
+                      Out<OutT>::pack(scale * acc[mi][4 * j + 4 + 2 * h], scale * acc[mi][4 * j + 4 + 2 * h + 1]);
+                  // Lane p gives group j's pair to quad threads 0-1 and group j + 1's to 2-3.
+                  const unsigned r1 = __shfl_sync(0xffffffffu, (q & 1) ? b : a, src);
+                  const unsigned r2 = __shfl_sync(0xffffffffu, (q & 1) ? a : b, src ^ 1);
+                  const int col = n0 + 8 * j + 4 * q;
+                  if (row < M && col < N)
+                    *reinterpret_cast<uint2*>(dst + col) = q < 2 ? make_uint2(r1, r2) : make_uint2(r2, r1);
+                }
+              }
+            }
+            return;
+          }
+        }
         const int col_base = n0 + 2 * (lane % 4);
         const bool pairs = (N % 2) == 0;  // a column pair is aligned and wholly in or out
 #pragma unroll
