@@ -52,8 +52,9 @@ std::vector<Case> cases(const std::string& dtype, int arch) {
   return out;
 }
 
-// One test a dtype: all four in one test ran past a ten-minute device call on an H200 (the lent
-// machines' limit), and a change to one dtype's path can run that dtype's alone.
+// One test a dtype: all four in one test were still running when a device call's 575 s ran out on
+// an H200 (the lent machines stop a call at 600 s), and a change to one dtype's path can run that
+// dtype's alone.
 class GemmKernelsRagged : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GemmKernelsRagged, MatchCublasOnRaggedShapesEveryLayout) {
