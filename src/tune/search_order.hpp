@@ -6,7 +6,8 @@
 // their config's "estimate" (space/sweep_config.hpp): the first half of the opening in predicted
 // order, the second one candidate a region (predictions the estimate cannot tell apart count
 // once); then, batch after batch, the untried
-// neighbours of the fastest candidates measured so far: one tunable moved up or down, or two
+// neighbours of the fastest candidates measured so far (each config's fastest first, where it is
+// within SearchOptions::rival of the fastest of all): one tunable moved up or down, or two
 // tunables' values exchanged where the config names the pair in "exchanges" (with one more change
 // where the exchange alone is not valid). A batch takes one step in every direction (leader, and
 // tunable with its sense, or pair) before a second in any, best predicted first within a
@@ -41,6 +42,9 @@ struct SearchOptions {
   // later batch holds and of how many leaders. Chosen on the exhaustive H100 sweeps in
   // results/h100/sweeps (tests/host/test_search_order.cpp replays the search on them).
   static constexpr size_t default_cap = 40, opening = 12, batch = 8, leaders = 2;
+  // A config's fastest measured candidate this close to the fastest of all (relative time) leads
+  // before any config's second fastest (GuidedSearch::next_batch).
+  static constexpr double rival = 1.15;
   // Predictions this close (relative) are one region to the opening (GuidedSearch::next_batch).
   // The gemm configs' tie-breaks (ring depth, and the epilogue in gemm_wgmma) move EST_SM by at
   // most 15 cycles: under 0.1% where a CTA's work takes more than 15,000 cycles. A tile of

@@ -155,6 +155,32 @@ TEST(SearchOrder, LaterBatchesTryTheLeadersNeighboursBestPredictedFirst) {
   EXPECT_EQ(r[3].disposition, Disposition::passed);  // (0, 3), the best, was found
 }
 
+// A config whose estimate flatters it fills the opening but one place and then both leaders'
+// places: another config's best-predicted candidate, measured 5% behind the fastest, still leads
+// next, and its neighbour, the fastest of all but predicted after every candidate of the first
+// config, is found. (With the two fastest as leaders, the first config's neighbours took every
+// batch to the cap: as in session 36's bulk-copy decode kernel against the register path.)
+TEST(SearchOrder, EachConfigsFastestLeadsWhereItIsCloseToTheFastest) {
+  std::vector<CandidateRecord> r;
+  std::map<int, double> ms;
+  for (int a = 0; a < 10; ++a)
+    for (int b = 0; b < 10; ++b) {
+      CandidateRecord rec = valid(0, 100 + a + b, "flattered");
+      rec.params = {{"A", a}, {"B", b}};
+      r.push_back(rec);
+      ms[10 * a + b] = 1.0 + 0.01 * (a + b);
+    }
+  for (int s = 0; s < 4; ++s) {
+    r.push_back(valid(100 + s, 1000 + 10 * s, "plain"));
+    ms[100 + s] = s == 1 ? 0.86 : 1.05;
+  }
+  GuidedSearch search(r, {}, SearchOptions{});
+  for (std::vector<size_t> batch = search.next_batch(); !batch.empty(); batch = search.next_batch())
+    time_batch(r, batch, ms);
+  EXPECT_EQ(search.searched(), SearchOptions::default_cap);
+  EXPECT_EQ(r[101].disposition, Disposition::passed);  // plain's second predicted, the fastest
+}
+
 // An estimate that barely tells the values of one tunable apart (G: GROUP_M, say) and misjudges
 // the one that matters (S: SPLIT_K) must not let G's moves fill the batches: each leader's
 // directions come one at a time, so a step along S is in the first batch of neighbours. (G's
