@@ -141,8 +141,8 @@ std::vector<size_t> GuidedSearch::next_batch() {
   // estimate flatters it can put its whole opening ahead of another config's best-predicted
   // candidate, and the neighbours of that one (one tunable away) can be the fastest of all. An
   // H200 measured it in session 36 (results/h200/nvfp4-bulk-s36): a bulk-copy decode kernel's
-  // candidates led at 0.0204 ms, the register path's best-predicted ran at 0.0215 with SPLIT_K=2,
-  // and its neighbour with SPLIT_K=1, 0.0175 ms, was never timed.
+  // candidates led at 0.0202 ms, one of the register path's best-predicted ran at 0.0215 with
+  // SPLIT_K=2, and its neighbour with SPLIT_K=1, 0.0175 ms, was never timed.
   std::vector<size_t> fastest;
   for (size_t i = 0; i < records_.size(); ++i)
     if (tried_[i] && records_[i].disposition == Disposition::passed && records_[i].time) fastest.push_back(i);

@@ -158,8 +158,9 @@ TEST(SearchOrder, LaterBatchesTryTheLeadersNeighboursBestPredictedFirst) {
 // A config whose estimate flatters it fills the opening but one place and then both leaders'
 // places: another config's best-predicted candidate, measured 5% behind the fastest, still leads
 // next, and its neighbour, the fastest of all but predicted after every candidate of the first
-// config, is found. (With the two fastest as leaders, the first config's neighbours took every
-// batch to the cap: as in session 36's bulk-copy decode kernel against the register path.)
+// config, is found. (With the two fastest as leaders, the first config's neighbours, then its next
+// predicted candidates, took every batch to the cap: as in session 36's bulk-copy decode kernel
+// against the register path.)
 TEST(SearchOrder, EachConfigsFastestLeadsWhereItIsCloseToTheFastest) {
   std::vector<CandidateRecord> r;
   std::map<int, double> ms;
