@@ -4,7 +4,7 @@
 //   dx = (g - (xhat * mean(g * xhat) + mean(g))) * rstd     (the means over the row)
 //   dw = sum over rows of dy * xhat,   db = sum over rows of dy
 //
-//   ktune_layernorm_bwd<T, COLS, VEC_BYTES, ROW_THREADS, PREFETCH, GROUPS, REG_PARTIALS, STAGES>
+//   ktune_layernorm_bwd<T, COLS, VEC_BYTES, ROW_THREADS, PREFETCH, GROUPS, REG_PARTIALS, STAGES, L2_AHEAD>
 //     A persistent grid of blocks of GROUPS groups of ROW_THREADS threads, group g of block b
 //     taking rows b * GROUPS + g, then gridDim.x * GROUPS further on, and so on: a thread owns the
 //     same columns in every row, so it keeps w in registers and its partial dw and db in its own
@@ -22,6 +22,11 @@
 //     STAGES further on once the row's reduction has passed its barrier (every thread has its
 //     copy by then). The ring and the partials' slots share the dynamic shared memory: the
 //     partials are written there only after the last row.
+//     L2_AHEAD > 0 (sm_90+, without STAGES): the group's row L2_AHEAD rounds ahead is asked into
+//     L2 by one bulk prefetch each of x's and dy's (the copy engine: no registers, no shared
+//     memory, nothing to wait for), so that DRAM has more of the block's bytes in flight than the
+//     registers hold and the loads of that row find them in L2. ncu had the 4000 x 5001 winner
+//     keeping an H200's DRAM 51-54% busy (results/h200/lnb-balanced-s37): latency, not bandwidth.
 //
 //     Stage 2 sums the groups' partials in shared memory and adds each block's into the fp32
 //     workspace `acc` (dW's sums from acc[0], dB's from acc[DB_AT], cols rounded up to a multiple
@@ -70,7 +75,7 @@ __device__ __forceinline__ void add_columns(float* p, const float (&v)[4]) {
 }  // namespace layernorm_bwd_detail
 
 template <typename T, int COLS, int VEC_BYTES, int ROW_THREADS, int PREFETCH = 0, int GROUPS = 1, int REG_PARTIALS = 0,
-          int STAGES = 0>
+          int STAGES = 0, int L2_AHEAD = 0>
 __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
     ktune_layernorm_bwd(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ dy,
                         const float* __restrict__ mean, const float* __restrict__ rstd, T* __restrict__ dx,
@@ -91,8 +96,10 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
                                 COLS * sizeof(T) % 16 == 0),
                 "the ring takes one group a block, rows of whole 16-byte pieces, partials in registers, and "
                 "the reduction's block barrier");
+  static_assert(L2_AHEAD == 0 || (STAGES == 0 && L2_AHEAD > PREFETCH),
+                "the L2 prefetch is for the register path, beyond the row PREFETCH already loads");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-  if constexpr (STAGES > 0) __trap();  // bulk copies are sm_90's (the config asks arch >= 90)
+  if constexpr (STAGES > 0 || L2_AHEAD > 0) __trap();  // bulk copies are sm_90's (the config asks arch >= 90)
 #endif
   __shared__ float2 scratch[GROUPS][ROW_THREADS > 32 ? ROW_THREADS / 32 : 1];
   // GROUPS groups of ROW_THREADS threads, each on its own rows; a thread owns the same columns
@@ -227,12 +234,27 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
     __syncthreads();  // the barriers initialized before anyone waits on them
 #endif
   }
+  // L2_AHEAD: a row of x (lane 0) and of dy (the group's last lane) into L2, whole 16-byte pieces
+  // from the one holding its first element (never past the buffer's end, which a row's last piece
+  // rounded up could cross; a few bytes of a shifted row's tail are not asked for).
+  const auto prefetch_l2 = [&](long long row) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+    if (row >= rows || (lane != 0 && lane != ROW_THREADS - 1)) return;
+    const T* p = (lane == 0 ? x : dy) + row * COLS;
+    const unsigned long long from = reinterpret_cast<unsigned long long>(p) & ~15ull;
+    const unsigned long long to = reinterpret_cast<unsigned long long>(p + COLS) & ~15ull;
+    if (to > from) hopper_async::bulk_prefetch_l2(reinterpret_cast<const void*>(from), static_cast<unsigned>(to - from));
+#endif
+  };
   Row cur, next_row;
   if constexpr (STAGES > 0) load_stats(first_of_group), load_staged(first_of_group, cur);
   else load_row(first_of_group, cur);
+#pragma unroll
+  for (int ahead = PREFETCH + 1; ahead < L2_AHEAD; ++ahead) prefetch_l2(first_of_group + ahead * stride);
   // Every group goes round as often as the block's first, so the reductions' barriers match.
   for (long long first_row = (long long)blockIdx.x * GROUPS; first_row < rows; first_row += stride) {
     const long long row = first_row + group, next = row + stride;
+    if constexpr (L2_AHEAD > 0) prefetch_l2(row + L2_AHEAD * stride);
     if (PREFETCH) load_row(next, next_row);
     const float mu = cur.mu, rs = cur.rs;
     float sum_gx = 0, sum_g = 0;

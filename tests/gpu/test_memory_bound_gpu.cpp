@@ -108,7 +108,8 @@ TEST(MemoryBoundGpu, LayerNormBackwardMatchesItsReferenceOnRaggedShapesEveryDtyp
   std::vector<Problem> problems;
   // One-vector rows, odd lengths, the longest rows, more rows than the grid has blocks (the
   // weight gradients' partials from every block, added up by the last to arrive), 5001 columns
-  // (shifted rows whose tail of COLS % 4 columns takes scalar atomics), and 1500 x 1024: rows of
+  // (shifted rows whose tail of COLS % 4 columns takes scalar atomics; 4099 x 1030's are shifted
+  // too, and long enough a grid for the L2 prefetch, which skips a row's last few bytes), and 1500 x 1024: rows of
   // whole 16-byte pieces, up to a dozen a block, so the shared-memory ring (STAGES) goes round
   // more than once with a ragged last lap.
   const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 8},      {3, 7},       {257, 64},
@@ -120,11 +121,15 @@ TEST(MemoryBoundGpu, LayerNormBackwardMatchesItsReferenceOnRaggedShapesEveryDtyp
       problems.push_back({"layernorm_backward", {{"rows", rows}, {"cols", cols}}, dtype, {}});
   SweepCheck c = check_default_sweeps("layernorm_backward", problems);
   EXPECT_TRUE(c.configs.count("layernorm_backward"));
-  // The ring (sm_90) ran, on the shape where a block takes several rows through it.
-  int ring_runs = 0;
-  for (const SweepCheck::Ran& r : c.ran)
+  // The ring (sm_90) ran, on the shape where a block takes several rows through it; and the L2
+  // prefetch of rows further on (sm_90), on a shape whose groups take more rows than it looks ahead.
+  int ring_runs = 0, l2_runs = 0;
+  for (const SweepCheck::Ran& r : c.ran) {
     ring_runs += r.params.at("STAGES") > 0 && problems[r.problem].dims.at("rows") == 1500;
+    l2_runs += r.params.at("L2_AHEAD") > 0;
+  }
   if (c.arch >= 90) EXPECT_GT(ring_runs, 0);
+  if (c.arch >= 90) EXPECT_GT(l2_runs, 0);
 }
 
 TEST(MemoryBoundGpu, APlantedWrongAddIsRejected) {
