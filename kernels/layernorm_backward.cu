@@ -236,7 +236,8 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
   }
   // L2_AHEAD: a row of x (lane 0) and of dy (the group's last lane) into L2, whole 16-byte pieces
   // from the one holding its first element (never past the buffer's end, which a row's last piece
-  // rounded up could cross; a few bytes of a shifted row's tail are not asked for).
+  // rounded up could cross: the last few bytes of a row that ends off a 16-byte boundary are not
+  // asked for).
   const auto prefetch_l2 = [&](long long row) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
     if (row >= rows || (lane != 0 && lane != ROW_THREADS - 1)) return;
