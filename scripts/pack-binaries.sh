@@ -17,3 +17,10 @@ for binary in ktune ktune_gpu_tests; do
 done
 tar -cJf .carry/bin.tar.xz -C "$staging" build
 echo "pack-binaries: .carry/bin.tar.xz, $(du -k .carry/bin.tar.xz | cut -f1) KiB"
+# The device call copies every tracked file, untracked ones git does not ignore, and what it is
+# told to carry, up to 64 MiB in all (session 37's call carrying ab/ whole was refused at 62 MiB):
+# say how much room this leaves, so results can be compressed before a call is refused.
+tracked=$( (git ls-files -z; git ls-files -z --others --exclude-standard) | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
+total=$((tracked + $(du -b .carry/bin.tar.xz | cut -f1)))
+echo "pack-binaries: tree and .carry $((total / 1048576)) MiB of the 64 MiB a device call may copy (add what else you carry)"
+(( total < 60 * 1048576 )) || echo "pack-binaries: under 4 MiB left: gzip large files in results/ or carry less" >&2
