@@ -32,8 +32,8 @@
 // cluster each CTA fetches 1/CLUSTER_M of the B tile). C is the plain pointer the direct-store
 // epilogue uses; scale_a and scale_b point to one float each and are read for fp8 only.
 // partials and arrivals are split-K's and stream-K's workspace (SPLIT_K > 1 or STREAM_K only):
-// room for TILES*CLUSTER_M*SPLIT_K*BLOCK_M*BLOCK_N floats (stream-K: CTAS*2*BLOCK_M*BLOCK_N), and
-// TILES*CLUSTER_M*NUM_CONSUMERS counters that are zero at launch (the kernel leaves them zero
+// room for TILES*CLUSTER_M*SPLIT_K*BLOCK_M*BLOCK_N floats (stream-K: CTAS*2*BLOCK_M*BLOCK_N; the
+// split tail: only the partial wave's tiles, not TILES), and TILES*CLUSTER_M*NUM_CONSUMERS counters that are zero at launch (the kernel leaves them zero
 // again).
 // TMA needs every row stride to be a multiple of 16 bytes (lda, ldb and ldc). Any M, N, K >= 1
 // otherwise: TMA zero-fills what lies past the edges of A and B and clips the stores of C (a CTA
@@ -102,6 +102,14 @@
 //                  last one is streamed (first), the other tiles are taken whole as without
 //                  stream-K (5120^3 in 128x256 tiles: 800 tiles, 6.06 waves, which whole tiles
 //                  would finish in 7).
+//                  3: split tail, with SPLIT_K > 1, for more tiles than clusters: the tiles of the
+//                  whole waves are taken whole, and each tile of the partial last wave in SPLIT_K
+//                  k slices on as many clusters, summed by split-K's mechanism, so the last wave
+//                  lasts 1/SPLIT_K of a tile (TF32 2304^3 in 256x128 tiles: 162 tiles, a wave
+//                  and 30 tiles, which whole tiles finish in two waves; in 4 slices 0.080-0.085
+//                  ms against 0.096-0.098 for the best whole tiles on an H200, in four A/B runs:
+//                  results/h200/split-tail-s38).
+//                  Its partials and counters are the tail's tiles' alone.
 //
 // Design. Each CTA walks the work units (tiles, or tiles × SPLIT_K) blockIdx/CLUSTER_M,
 // + gridDim/CLUSTER_M, ..., or with STREAM_K its cluster's range of k tiles (a static schedule:
@@ -371,24 +379,28 @@ __device__ __forceinline__ void store_run(float* row, int col, int left, float2 
 // the stream-K tiles' k tiles laid end to end, cut at tile boundaries. STREAM_K 1 streams every
 // tile; STREAM_K 2 (hybrid) streams only the first `streamed` tiles, one wave plus the partial
 // last one, and then takes the rest whole, data-parallel, streamed + cluster, + clusters, ...:
-// the partial wave is spread over every SM while most tiles keep their direct store.
+// the partial wave is spread over every SM while most tiles keep their direct store. STREAM_K 3
+// (split tail) walks units as split-K does, but only the tiles past the whole waves (`whole` on)
+// are split: units [0, whole) are whole tiles, the rest SPLIT_K k slices of a tail tile each.
 template <int SPLIT_K, int STREAM_K>
 struct WorkWalk {
+  static constexpr bool STREAMED = STREAM_K == 1 || STREAM_K == 2;
   long long pos, end;
   int stride, k_tiles;
   int streamed = 0;  // stream-K: the tiles whose k tiles are shared out
-  int whole = 0, tiles = 0;  // hybrid: the next data-parallel tile, and the end of them
+  int whole = 0, tiles = 0;  // hybrid: the next data-parallel tile, and the end of them; split tail: the first tail tile
   int split = 0;  // without STREAM_K: the k slice of the last unit next() gave
   __device__ WorkWalk(int cluster, int clusters, int tiles_, int k_tiles_) : k_tiles(k_tiles_), tiles(tiles_) {
-    if (STREAM_K) {
+    if (STREAMED) {
       streamed = streamed_tiles(clusters, tiles);
       pos = range_begin(cluster, clusters, streamed, k_tiles);
       end = range_begin(cluster + 1, clusters, streamed, k_tiles);
       whole = streamed + cluster;
       stride = clusters;
     } else {
+      if (STREAM_K == 3) whole = tiles / clusters * clusters;
       pos = cluster;
-      end = static_cast<long long>(tiles) * SPLIT_K;
+      end = whole + static_cast<long long>(tiles - whole) * SPLIT_K;
       stride = clusters;
     }
   }
@@ -409,7 +421,7 @@ struct WorkWalk {
     return static_cast<int>(c < clusters - 1 ? c : clusters - 1);
   }
   __device__ bool next(int& tile, int& kt_begin, int& kt_end) {
-    if (STREAM_K) {
+    if (STREAMED) {
       if (pos < end) {
         tile = static_cast<int>(pos / k_tiles);
         kt_begin = static_cast<int>(pos % k_tiles);
@@ -423,8 +435,13 @@ struct WorkWalk {
       return true;
     }
     if (pos >= end) return false;
-    tile = static_cast<int>(pos / SPLIT_K);
-    split = static_cast<int>(pos % SPLIT_K);
+    if (pos < whole) {  // split tail: a tile of the whole waves
+      tile = static_cast<int>(pos), split = 0, kt_begin = 0, kt_end = k_tiles;
+      pos += stride;
+      return true;
+    }
+    tile = whole + static_cast<int>((pos - whole) / SPLIT_K);
+    split = static_cast<int>((pos - whole) % SPLIT_K);
     kt_begin = split * k_tiles / SPLIT_K;
     kt_end = (split + 1) * k_tiles / SPLIT_K;
     pos += stride;
@@ -593,7 +610,9 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
   static_assert(NUM_STAGES >= 2 && GROUP_M >= 1, "NUM_STAGES >= 2, GROUP_M >= 1");
   static_assert(EPILOGUE >= 0 && EPILOGUE <= 2, "EPILOGUE: 0, 1 or 2");
   static_assert(SPLIT_K >= 1, "SPLIT_K >= 1");
-  static_assert(STREAM_K == 0 || ((STREAM_K == 1 || STREAM_K == 2) && SPLIT_K == 1), "STREAM_K: 0, or 1 or 2 with SPLIT_K 1");
+  static_assert(STREAM_K == 0 || ((STREAM_K == 1 || STREAM_K == 2) && SPLIT_K == 1) || (STREAM_K == 3 && SPLIT_K > 1),
+                "STREAM_K: 0, 1 or 2 with SPLIT_K 1, or 3 with SPLIT_K > 1");
+  constexpr bool STREAMED = WorkWalk<SPLIT_K, STREAM_K>::STREAMED;  // stream-K's ranges, not split-K's units
   static_assert(3 * NUM_STAGES * 8 + 8 * NUM_CONSUMERS <= SMEM_SLACK - 1024,
                 "mbarriers and split-K flags must fit in the slack");
 
@@ -1043,18 +1062,24 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
       if (prev >= 0) release(prev);  // a split may have no k tiles when K is short
       if (m0 >= M) continue;  // a cluster CTA wholly past the edge of M
 
-      if (SPLIT_K > 1 || (STREAM_K && !(kt_begin == 0 && kt_end == k_tiles))) {
+      // A part of a tile: every split-K unit (one may cover all of a short K: it still arrives),
+      // a stream-K range's share of a tile, a split tail's slice.
+      const bool partial_unit = STREAM_K == 3 ? tile >= work_begin.whole
+                                              : SPLIT_K > 1 || (STREAMED && !(kt_begin == 0 && kt_end == k_tiles));
+      if (partial_unit) {
         // A part of the tile: it leaves its fp32 partial sums in its own slot of `partials`
         // (thread by thread, 16-byte stores) and arrives on the tile's counter; the consumer
         // that arrives last adds the others' to its own, resets the counter for the next launch,
         // and stores C. Nobody waits for another part, so no schedule can deadlock. Split-K's
         // slots are per (tile, split); stream-K's per CTA: the part at the start of its range
-        // (0) and the one at its end (1), and its arrivals count k tiles.
+        // (0) and the one at its end (1), and its arrivals count k tiles. The split tail's slots
+        // and counters are its tiles' alone, counted from the first tail tile.
         const int tid = threadIdx.x % 128;
         constexpr int SLOT = MI * ACC * 128;
+        const int slot_tile = STREAM_K == 3 ? tile - work_begin.whole : tile;
         auto split_slot = [&](int sp) {
           return partials +
-                 (((static_cast<long long>(tile) * CLUSTER_M + rank) * SPLIT_K + sp) * NUM_CONSUMERS +
+                 (((static_cast<long long>(slot_tile) * CLUSTER_M + rank) * SPLIT_K + sp) * NUM_CONSUMERS +
                   consumer) * SLOT;
         };
         auto stream_slot = [&](int c, int part) {
@@ -1062,9 +1087,9 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
                  (((static_cast<long long>(c) * CLUSTER_M + rank) * 2 + part) * NUM_CONSUMERS + consumer) * SLOT;
         };
         const long long tile_begin = static_cast<long long>(tile) * k_tiles;
-        unsigned* const counter = arrivals + (tile * CLUSTER_M + rank) * NUM_CONSUMERS + consumer;
-        const unsigned weight = STREAM_K ? kt_end - kt_begin : 1;
-        const unsigned whole_weight = STREAM_K ? k_tiles : SPLIT_K;
+        unsigned* const counter = arrivals + (slot_tile * CLUSTER_M + rank) * NUM_CONSUMERS + consumer;
+        const unsigned weight = STREAMED ? kt_end - kt_begin : 1;
+        const unsigned whole_weight = STREAMED ? k_tiles : SPLIT_K;
         // Thread 0 tells its warpgroup whether this part completes the tile, through shared memory
         // (the first barrier: every thread has read the flag's last value before it is written).
         auto share_last = [&](bool mine_last) {
@@ -1081,7 +1106,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
         // parts began the ranges after it, so they have nearly always arrived by then: it looks at
         // the counter first, and when they have it needs no partials of its own in memory.
         bool last = false;
-        if (STREAM_K && kt_begin == 0) {
+        if (STREAMED && kt_begin == 0) {
           bool seen_all = false;
           if (tid == 0) {
             unsigned before;
@@ -1092,7 +1117,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
           last = share_last(seen_all);
         }
         if (!last) {
-          float* const mine = STREAM_K ? stream_slot(cluster, tile_begin + kt_begin == work_begin.pos ? 0 : 1)
+          float* const mine = STREAMED ? stream_slot(cluster, tile_begin + kt_begin == work_begin.pos ? 0 : 1)
                                        : split_slot(work.split);
 #pragma unroll
           for (int mi = 0; mi < MI; ++mi)
@@ -1123,7 +1148,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
               acc[mi][i + 3] += v.w;
             }
         };
-        if constexpr (STREAM_K) {
+        if constexpr (STREAMED) {
           using Walk = WorkWalk<SPLIT_K, STREAM_K>;
           const int streamed = work_begin.streamed;
           const int c0 = Walk::range_of(tile_begin, clusters, streamed, k_tiles);

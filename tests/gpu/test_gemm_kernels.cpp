@@ -328,6 +328,54 @@ TEST(GemmKernels, WgmmaStreamKCounterReadThatMissesStillSums) {
   EXPECT_EQ(w.session.worker_restarts(), 0);
 }
 
+// gemm_wgmma's split tail (STREAM_K 3): the whole waves' tiles whole, each tile of the partial
+// last wave in SPLIT_K k slices summed by split-K's fix-up, whose slots and counters count from the
+// first tail tile. One candidate of each combination of tile, epilogue, consumers, cluster, blocks
+// an SM and split, on shapes of one whole wave and a partial one (132 SMs), ragged in M, N and K: TF32 with
+// both operands row-major (roles swapped, C stored transposed), 16-bit K-major and M/N-major, fp8
+// with per-tensor and with block scales. A tile counter left nonzero for the next launch fails the
+// candidate too (the workload's guarded counters).
+TEST(GemmKernels, WgmmaSplitTailEveryCombination) {
+  KTUNE_REQUIRE_GPU();
+  WgmmaCheck w("gemm-wgmma-split-tail");
+  if (!w.runs_here()) GTEST_SKIP() << kSm90Only;
+  auto gemm = gemm_problem;
+  Problem block = gemm(2000, 2200, 2048, "fp8", "rc");
+  block.options["scaling"] = "block";
+  const std::vector<Problem> problems = {gemm(2100, 2092, 1100, "fp32", "rr"), gemm(2050, 2200, 1040, "fp16", "rc"),
+                                         gemm(2104, 2056, 1096, "bf16", "cc"), gemm(2000, 2304, 2112, "fp8", "rc"),
+                                         block};
+  const SweepConfig config = w.builtin("configs/gemm_wgmma.json");
+  int checked = 0, clustered = 0, direct = 0, paired = 0;
+  std::set<int64_t> splits;
+  for (size_t c = 0; c < problems.size(); ++c) {
+    std::set<std::vector<int64_t>> seen;
+    auto keep = [&](CandidateRecord& r) {
+      const Bindings& q = r.params;
+      return q.at("STREAM_K") == 3 &&
+             seen.insert({q.at("BLOCK_M"), q.at("BLOCK_N"), q.at("EPILOGUE"), q.at("NUM_CONSUMERS"), q.at("CLUSTER_M"),
+                          q.at("BLOCKS_PER_SM"), q.at("SPLIT_K")})
+                 .second;
+    };
+    const std::vector<CandidateRecord> recs =
+        check_every_candidate(w.session, w.compiler, config, problems[c], 7000 + c, nullptr, 0, keep);
+    EXPECT_FALSE(recs.empty()) << "no split-tail candidate for " << describe(problems[c]);
+    checked += expect_all_passed(recs, problems[c]);
+    for (const CandidateRecord& r : recs) {
+      splits.insert(r.params.at("SPLIT_K"));
+      clustered += r.params.at("CLUSTER_M") > 1;
+      direct += r.params.at("EPILOGUE") == 0;
+      paired += r.params.at("BLOCKS_PER_SM") == 2;
+    }
+  }
+  EXPECT_GE(checked, 20);
+  EXPECT_GE(paired, 1) << "no split tail with two blocks an SM ran";
+  EXPECT_EQ(splits.size(), 2u) << "split tails of 2 and of 4 k slices should both have run";
+  EXPECT_GE(clustered, 1);
+  EXPECT_GE(direct, 1);
+  EXPECT_EQ(w.session.worker_restarts(), 0);
+}
+
 // gemm_wgmma's PINGPONG, every candidate: the two consumers take the CTA's tiles in turns, each
 // skipping the other's stages of the shared ring, so a wrong skip count or phase hangs or reads
 // the other tile's operands. Shapes of one tile a CTA or fewer (the second consumer idle), of two

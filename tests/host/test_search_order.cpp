@@ -443,6 +443,17 @@ void replay_sweeps(bool reversed) {
           if (!measured.tunables.count(name) && rec.params.at(name) != values.front()) return true;
         return false;
       });
+      // Likewise a value added to a tunable since then (gemm_wgmma's STREAM_K 3): the sweep never
+      // ran it, so it has no times to replay.
+      std::map<std::string, std::set<int64_t>> swept_values;
+      for (const auto& [key, ms] : measured.median_ms)
+        if (key.first == config.name)
+          for (const auto& [name, value] : key.second) swept_values[name].insert(value);
+      std::erase_if(some, [&](const CandidateRecord& rec) {
+        for (const auto& [name, values] : swept_values)
+          if (rec.params.count(name) && !values.count(rec.params.at(name))) return true;
+        return false;
+      });
       for (CandidateRecord& rec : some)
         for (const auto& [name, values] : config.parameters)
           if (!measured.tunables.count(name)) rec.params.erase(name);
