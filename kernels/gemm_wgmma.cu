@@ -32,9 +32,9 @@
 // cluster each CTA fetches 1/CLUSTER_M of the B tile). C is the plain pointer the direct-store
 // epilogue uses; scale_a and scale_b point to one float each and are read for fp8 only.
 // partials and arrivals are split-K's and stream-K's workspace (SPLIT_K > 1 or STREAM_K only):
-// room for TILES*CLUSTER_M*SPLIT_K*BLOCK_M*BLOCK_N floats (stream-K: CTAS*2*BLOCK_M*BLOCK_N; the
-// split tail: only the partial wave's tiles, not TILES), and TILES*CLUSTER_M*NUM_CONSUMERS counters that are zero at launch (the kernel leaves them zero
-// again).
+// room for TILES*CLUSTER_M*SPLIT_K*BLOCK_M*BLOCK_N floats (stream-K: CTAS*2*BLOCK_M*BLOCK_N), and
+// TILES*CLUSTER_M*NUM_CONSUMERS counters that are zero at launch (the kernel leaves them zero
+// again); the split tail (STREAM_K 3) needs both for the partial wave's tiles only, not TILES.
 // TMA needs every row stride to be a multiple of 16 bytes (lda, ldb and ldc). Any M, N, K >= 1
 // otherwise: TMA zero-fills what lies past the edges of A and B and clips the stores of C (a CTA
 // whose rows lie wholly past M still fetches its share of B for its cluster).
@@ -103,17 +103,17 @@
 //                  stream-K (5120^3 in 128x256 tiles: 800 tiles, 6.06 waves, which whole tiles
 //                  would finish in 7).
 //                  3: split tail, with SPLIT_K > 1, for more tiles than clusters: the tiles of the
-//                  whole waves are taken whole, and each tile of the partial last wave in SPLIT_K
-//                  k slices on as many clusters, summed by split-K's mechanism, so the last wave
-//                  lasts 1/SPLIT_K of a tile (TF32 2304^3 in 256x128 tiles: 162 tiles, a wave
-//                  and 30 tiles, which whole tiles finish in two waves; in 4 slices 0.080-0.085
-//                  ms against 0.096-0.098 for the best whole tiles on an H200, in four A/B runs:
-//                  results/h200/split-tail-s38).
-//                  Its partials and counters are the tail's tiles' alone.
+//                  whole waves run whole; each tile of the partial last wave is split along K
+//                  into SPLIT_K slices on as many clusters, summed by split-K's mechanism, so the
+//                  last wave lasts 1/SPLIT_K of a tile. TF32 2304^3 in 256x128 tiles is 162
+//                  tiles, a wave and 30 more, which whole tiles finish in two waves; in 4 slices
+//                  it took 0.0802-0.0812 ms against 0.0963-0.0976 for the best whole tiles on an
+//                  H200 (results/h200/split-tail-s38). Only the tail's tiles get partial slots
+//                  and counters.
 //
 // Design. Each CTA walks the work units (tiles, or tiles × SPLIT_K) blockIdx/CLUSTER_M,
-// + gridDim/CLUSTER_M, ..., or with STREAM_K its cluster's range of k tiles (a static schedule:
-// every CTA of a cluster walks the same work, which the shared B tile requires). The
+// + gridDim/CLUSTER_M, ..., or with STREAM_K 1 or 2 its cluster's range of k tiles (a static
+// schedule: every CTA of a cluster walks the same work, which the shared B tile requires). The
 // producer's ring runs on across tiles, so while the consumers finish one tile's epilogue the
 // next tile's first stages are already loading. Warpgroup 0 is the producer: one thread waits
 // until a stage is empty, arms its "full" mbarrier with the stage's byte count and issues the TMA
@@ -375,11 +375,12 @@ __device__ __forceinline__ void store_run(float* row, int col, int left, float2 
 
 // The work of one cluster, as (tile, k tiles [kt_begin, kt_end)) pieces, the same sequence for
 // the producer, the transposers and the consumers. Without STREAM_K: units (a tile, or one of
-// its SPLIT_K k slices) cluster, cluster + clusters, ...; with it: the cluster's equal share of
-// the stream-K tiles' k tiles laid end to end, cut at tile boundaries. STREAM_K 1 streams every
-// tile; STREAM_K 2 (hybrid) streams only the first `streamed` tiles, one wave plus the partial
-// last one, and then takes the rest whole, data-parallel, streamed + cluster, + clusters, ...:
-// the partial wave is spread over every SM while most tiles keep their direct store. STREAM_K 3
+// its SPLIT_K k slices) cluster, cluster + clusters, ...; with STREAM_K 1 or 2: the cluster's
+// equal share of the stream-K tiles' k tiles laid end to end, cut at tile boundaries. STREAM_K 1
+// streams every tile; STREAM_K 2 (hybrid) streams only the first `streamed` tiles, one wave plus
+// the partial last one, and then takes the rest whole, data-parallel, streamed + cluster,
+// + clusters, ...: the partial wave is spread over every SM while most tiles keep their direct
+// store. STREAM_K 3
 // (split tail) walks units as split-K does, but only the tiles past the whole waves (`whole` on)
 // are split: units [0, whole) are whole tiles, the rest SPLIT_K k slices of a tail tile each.
 template <int SPLIT_K, int STREAM_K>
@@ -388,8 +389,10 @@ struct WorkWalk {
   long long pos, end;
   int stride, k_tiles;
   int streamed = 0;  // stream-K: the tiles whose k tiles are shared out
-  int whole = 0, tiles = 0;  // hybrid: the next data-parallel tile, and the end of them; split tail: the first tail tile
-  int split = 0;  // without STREAM_K: the k slice of the last unit next() gave
+  // `whole`: the hybrid's next data-parallel tile (it moves), or the split tail's first tail tile
+  // (fixed); `tiles`: the end of them.
+  int whole = 0, tiles = 0;
+  int split = 0;  // split-K and the split tail: the k slice of the last unit next() gave
   __device__ WorkWalk(int cluster, int clusters, int tiles_, int k_tiles_) : k_tiles(k_tiles_), tiles(tiles_) {
     if (STREAMED) {
       streamed = streamed_tiles(clusters, tiles);

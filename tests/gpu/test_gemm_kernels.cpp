@@ -254,8 +254,8 @@ TEST(GemmKernels, WgmmaStreamKTf32MajorsAndCopiedOperandsEveryCandidate) {
   struct PathCase {
     const char* config;
     Problem problem;
-    // Only the candidates whose tunable `only` is not `plain` (every stream-K one: STREAM_K not
-    // 0; every split-K one: SPLIT_K not 1); every candidate when `only` is null.
+    // Only the candidates whose tunable `only` is not `plain` (every stream-K or split-tail one:
+    // STREAM_K not 0; every split-K one: SPLIT_K not 1); every candidate when `only` is null.
     const char* only = nullptr;
     int plain = 0;
   };
