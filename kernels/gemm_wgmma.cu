@@ -380,9 +380,9 @@ __device__ __forceinline__ void store_run(float* row, int col, int left, float2 
 // streams every tile; STREAM_K 2 (hybrid) streams only the first `streamed` tiles, one wave plus
 // the partial last one, and then takes the rest whole, data-parallel, streamed + cluster,
 // + clusters, ...: the partial wave is spread over every SM while most tiles keep their direct
-// store. STREAM_K 3
-// (split tail) walks units as split-K does, but only the tiles past the whole waves (`whole` on)
-// are split: units [0, whole) are whole tiles, the rest SPLIT_K k slices of a tail tile each.
+// store. STREAM_K 3 (split tail) walks units as split-K does, but splits only the tiles past the
+// whole waves (`whole` on): units [0, whole) are whole tiles, the rest SPLIT_K k slices of a tail
+// tile each.
 template <int SPLIT_K, int STREAM_K>
 struct WorkWalk {
   static constexpr bool STREAMED = STREAM_K == 1 || STREAM_K == 2;

@@ -328,13 +328,14 @@ TEST(GemmKernels, WgmmaStreamKCounterReadThatMissesStillSums) {
   EXPECT_EQ(w.session.worker_restarts(), 0);
 }
 
-// gemm_wgmma's split tail (STREAM_K 3): the whole waves' tiles whole, each tile of the partial
-// last wave in SPLIT_K k slices summed by split-K's fix-up, whose slots and counters count from the
-// first tail tile. One candidate of each combination of tile, epilogue, consumers, cluster, blocks
-// an SM and split, on shapes of one whole wave and a partial one (132 SMs), ragged in M, N and K: TF32 with
-// both operands row-major (roles swapped, C stored transposed), 16-bit K-major and M/N-major, fp8
-// with per-tensor and with block scales. A tile counter left nonzero for the next launch fails the
-// candidate too (the workload's guarded counters).
+// gemm_wgmma's split tail (STREAM_K 3): the tiles of the whole waves run whole, and each tile of
+// the partial last wave is split into SPLIT_K k slices summed by split-K's fix-up, whose slots and
+// counters count from the first tail tile. One candidate of each combination of tile, epilogue,
+// consumers, cluster, blocks an SM and split, on shapes of one whole wave and a partial one (132
+// SMs), ragged in M, N and K: TF32 with both operands row-major (roles swapped, C stored
+// transposed), 16-bit K-major and M/N-major, fp8 with per-tensor and with block scales. A tile
+// counter left nonzero for the next launch fails the candidate too (the workload's guarded
+// counters).
 TEST(GemmKernels, WgmmaSplitTailEveryCombination) {
   KTUNE_REQUIRE_GPU();
   WgmmaCheck w("gemm-wgmma-split-tail");
