@@ -155,7 +155,7 @@
 // warps take one block more than others (64 rows: warp 1 two, warps 2 and 3 one); an even split
 // would not shorten the slowest warp (128 blocks over three warps is still two per lane).
 //
-// Block scales (BLOCK_SCALED 1, fp8 only): C[m][n] = sum over k blocks kb of scale_a[kb*M + m] *
+// Block scales (BLOCK_SCALED 1 or 2, fp8 only): C[m][n] = sum over k blocks kb of scale_a[kb*M + m] *
 // scale_b[(n/128)*SB_LD + kb] * (A[m, kb-th 128 of K] · B[same, n]), SB_LD = cdiv(K, 128) rounded
 // up to 4: cuBLASLt's VEC128_32F (A, M contiguous) and BLK128x128_32F (B) layouts, so one set of
 // scales serves both. A k tile is exactly one k block (BLOCK_K = 128 fp8), so each consumer runs
@@ -163,11 +163,16 @@
 // them to its sums times the row's and the column block's scales. The wait idles this warpgroup's
 // tensor work; the other consumer (NUM_CONSUMERS 2) or block (BLOCKS_PER_SM 2) fills it, as
 // long as the consumer's own work between its wait and its next wgmma is short. So the scales
-// come with the stage, into a ring of their own in shared memory (copied with cp.async by the
-// producer warpgroup's warp 1, or with the copying producer's stage), and the consumer reads
-// them from there while its wgmma run: loading them from global memory itself, a k tile ahead,
-// put 30 instructions of addressing and a wait for the loads between the wait and the next
-// wgmma (ncu's per-instruction stalls at 4096 x 4096 x 7168 on an H200).
+// come with the stage, into a ring of their own in shared memory, and the consumer reads them
+// from there while its wgmma run: loading them from global memory itself, a k tile ahead, put
+// 30 instructions of addressing and a wait for the loads between the wait and the next wgmma
+// (ncu's per-instruction stalls at 4096 x 4096 x 7168 on an H200). BLOCK_SCALED says who copies
+// them: warp 1 with cp.async, each thread arriving on the stage's barrier as its copies land (1),
+// or the TMA thread in bulk on the same barrier as its tiles (2; A's row of scales is
+// contiguous). At 4096 x 7168 x 16384 ncu found the stage not yet full at every k tile with warp
+// 1's copies; the bulk copies made the M = 4096 problems of suites/blockscaled.json faster and
+// the M <= 128 ones slower (results/h200/blockscaled-bulk-s39), and configs/gemm_wgmma.json
+// picks 2 where M > 128. The copying producer copies them with its stage.
 // Adding a tile's sums in while the next tile's wgmma run (wgmma.wait_group 1, two sets of sums)
 // was tried twice. Across the k loop's back edge ptxas serializes the wgmma (C7514: it takes a
 // group pending there as possibly either set); in straight-line turns of 2 or 4 k tiles it does
@@ -228,6 +233,7 @@ template <> struct Out<float> {
 
 __host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
 __host__ __device__ constexpr int imin(int a, int b) { return a < b ? a : b; }
+__host__ __device__ constexpr int imax(int a, int b) { return a > b ? a : b; }
 
 // Four 8×8 16-bit matrices to shared memory: lanes 8i..8i+7 give the row addresses of matrix i,
 // and each thread's r[i] holds two adjacent elements of matrix i in the mma fragment layout
@@ -546,10 +552,14 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
   constexpr int TRANSPOSER_WARPS = TRANSPOSES ? 3 : 0;
   constexpr bool COPIED = Operands::copied;  // the producer warpgroup copies the operands itself
   // Block scales go through shared memory a stage at a time, beside the operands: A's for the
-  // CTA's BLOCK_M rows, then B's for the tile's column blocks (NSB, at most 2), padded to 16 bytes.
-  // The copying producer copies them with its stage; a TMA producer has warp 1 copy them.
+  // CTA's BLOCK_M rows, then for each of the tile's column blocks (NSB, at most 2) the aligned
+  // 16 bytes of B's scales that hold the k tile's (k blocks kt & ~3 to kt | 3), so that one bulk
+  // copy fetches them. The copying producer copies them with its stage. Beside a TMA producer,
+  // BLOCK_SCALED 1 has warp 1 copy them with cp.async, and 2 has the TMA thread issue them as
+  // bulk copies on the stage's barrier with its tiles (where M is a multiple of 4, so that A's
+  // rows of scales start on 16 bytes; otherwise warp 1 does).
   constexpr int NSB = cdiv(BLOCK_N, 128);  // B scale blocks a tile touches (it starts at a multiple of 64)
-  constexpr int SCALE_STAGE = BLOCK_SCALED ? BLOCK_M + 4 : 0;  // floats a stage
+  constexpr int SCALE_STAGE = BLOCK_SCALED ? BLOCK_M + 4 * NSB : 0;  // floats a stage
   constexpr bool SCALE_WARP = BLOCK_SCALED && !COPIED;
   // Registers: __launch_bounds__ caps each thread at ENTRY_REGS (the register file split over
   // the blocks, in steps of 8); setmaxnreg then moves the producer's share to the consumers,
@@ -598,9 +608,8 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
   static_assert((PINGPONG || MI * ACC <= 128) && MI * ACC + FRAG_REGS + 40 <= CONSUMER_REGS,
                 "accumulators do not fit the consumer's registers");
   static_assert(!SWAP || EPILOGUE != 2, "SWAP stores C through registers or the whole staged tile");
-  static_assert(BLOCK_SCALED == 0 ||
-                    (BLOCK_SCALED == 1 && KIND == Kind::e4m3),
-                "block scales: fp8 operands");
+  static_assert(BLOCK_SCALED == 0 || ((BLOCK_SCALED == 1 || BLOCK_SCALED == 2) && KIND == Kind::e4m3),
+                "block scales (BLOCK_SCALED 1: copied by warp 1, 2: by the TMA thread in bulk): fp8 operands");
   static_assert(!BLOCK_SCALED || 2 * MI * ACC + 40 <= CONSUMER_REGS,
                 "block scales: the k tile's sums need as many registers again as the accumulators");
   static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "CLUSTER_M: 1 or 2");
@@ -654,20 +663,27 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
   // `threads` copies its share of k tile kt's scales for the CTA's rows from m0 and the tile's
   // column blocks from n0 into stage s of the ring (rows past M and blocks past N repeat the last).
   const int n_blocks = cdiv(N, 128), sb_ld = (cdiv(K, 128) + 3) / 4 * 4;
+  const auto scale_b_at = [&](int n0, int j, int kt) {  // the 16 bytes of block j's that hold kt's
+    return scale_b + static_cast<long long>(imin(n0 / 128 + j, n_blocks - 1)) * sb_ld + (kt & ~3);
+  };
   const auto copy_scales = [&](int s, int kt, int m0, int n0, int t, int threads) {
 #pragma unroll 1  // unrolled, the scale warp's addresses outgrow its 40 registers and spill
-    for (int i = t; i < BLOCK_M + NSB; i += threads) {
+    for (int i = t; i < BLOCK_M + 4 * NSB; i += threads) {
       const float* src = i < BLOCK_M ? scale_a + static_cast<long long>(kt) * M + imin(m0 + i, M - 1)
-                                     : scale_b + static_cast<long long>(imin(n0 / 128 + i - BLOCK_M, n_blocks - 1)) * sb_ld + kt;
+                                     : scale_b_at(n0, (i - BLOCK_M) / 4, kt) + (i - BLOCK_M) % 4;
       async_copy::cp_async_ca<4, 1>(scale_ring + (s * SCALE_STAGE + i) * 4, src, 4);
     }
   };
+  // The TMA thread's bulk copies need A's rows of scales at 16-byte boundaries.
+  const bool bulk_scales = SCALE_WARP && BLOCK_SCALED == 2 && M % 4 == 0 &&
+                           reinterpret_cast<unsigned long long>(scale_a) % 16 == 0 &&
+                           reinterpret_cast<unsigned long long>(scale_b) % 16 == 0;
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < NUM_STAGES; ++s) {
       // The producer's arrival and each transposer warp's, or each copying warp's; with block
       // scales, each thread of the scale warp's as its copies land.
-      mbar_init(full_bar + 8 * s, COPIED ? 4 : 1 + TRANSPOSER_WARPS + (SCALE_WARP ? 32 : 0));
+      mbar_init(full_bar + 8 * s, COPIED ? 4 : 1 + TRANSPOSER_WARPS + (SCALE_WARP && !bulk_scales ? 32 : 0));
       // Each consumer warp (with PINGPONG, each warp of the one consumer that takes the stage's tile).
       mbar_init(empty_bar + 8 * s, CLUSTER_M * (PINGPONG ? 1 : NUM_CONSUMERS) * 4);
       mbar_init(raw_bar + 8 * s, 1);                      // the producer's expect_tx arrival
@@ -754,12 +770,24 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
           // "raw full", and the transposers then arrive on "full".
           constexpr int DIRECT_TX = A_STAGE + (TRANS_B ? 0 : B_STAGE);
           const unsigned bar = full_bar + 8 * s, raw = raw_bar + 8 * s;
+          // Block scales by bulk copy: the CTA's rows of A's (none past M, whose rows of the ring
+          // keep stale values that only rows never stored read) and B's 16 bytes a column block.
+          const int scale_a_bytes = bulk_scales ? imax(0, imin(BLOCK_M, M - m0)) * 4 : 0;
+          const int scale_bytes = bulk_scales ? scale_a_bytes + 16 * NSB : 0;
           if constexpr (DIRECT_TX > 0)
-            mbar_arrive_expect_tx(bar, DIRECT_TX);
+            mbar_arrive_expect_tx(bar, DIRECT_TX + scale_bytes);
           else
             mbar_arrive(bar);
           if constexpr (TRANSPOSES) mbar_arrive_expect_tx(raw, RAW_STAGE);
           const int k0 = kt * BLOCK_K;
+          if constexpr (BLOCK_SCALED) {
+            if (bulk_scales) {
+              const unsigned dst = scale_ring + s * SCALE_STAGE * 4;
+              if (scale_a_bytes > 0) bulk_load(dst, scale_a + static_cast<long long>(kt) * M + m0, scale_a_bytes, bar);
+#pragma unroll
+              for (int j = 0; j < NSB; ++j) bulk_load(dst + (BLOCK_M + 4 * j) * 4, scale_b_at(n0, j, kt), 16, bar);
+            }
+          }
           const unsigned raw_dst = raw_tiles + s * RAW_STAGE;
           const unsigned a_dst = a_tiles + s * A_STAGE, a_bar = bar;
           const unsigned b_dst = TRANS_B ? raw_dst : b_tiles + s * B_STAGE;
@@ -796,7 +824,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
           }
         }
       }
-    } else if (SCALE_WARP && threadIdx.x >= 32 && threadIdx.x < 64) {
+    } else if (SCALE_WARP && !bulk_scales && threadIdx.x >= 32 && threadIdx.x < 64) {
       // ---- scale warp (warp 1): each stage's block scales, copied with cp.async, each thread
       // arriving on the stage's "full" barrier once its copies land; it runs ahead of the
       // consumers as the TMA thread does, so the scales' latency is off their path.
@@ -877,7 +905,8 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
     float acc[MI][ACC];
     // Block scales (unused, so no registers, without them): a k tile's sums and the scales they
     // are added in with, read from the stage's slot of the scale ring (this thread's rows' A
-    // scales at a_scale_at, the column blocks' B scales after the CTA's BLOCK_M rows).
+    // scales at a_scale_at, after the CTA's BLOCK_M rows 16 bytes of B scales a column block, the
+    // k tile's at kt & 3 in them).
     // B's scales come one per 64-column slice of the tile (NSL): a tile starts at a multiple of
     // 64, so each slice lies in one 128-column scale block, the first or the second the tile
     // touches; with a 192-wide tile which one depends on the tile (b_half: its first column is
@@ -886,13 +915,14 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
     float part[MI][ACC];
     float sa[MI][2], sb[NSL];
     unsigned a_scale_at[MI][2];
-    unsigned b_half = 0;  // 4 bytes (one scale) when the tile's first column is 64 past a block
+    unsigned b_half = 0;  // 16 bytes (one block's) when the tile's first column is 64 past a block
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
       for (int h = 0; h < 2; ++h) a_scale_at[mi][h] = scale_ring + 4 * (consumer * CONSUMER_ROWS + acc_row(mi, h));
-    const auto read_scales = [&](int stage) {
+    const auto read_scales = [&](int stage, int kt) {
       const unsigned slot = stage * SCALE_STAGE * 4;
+      const unsigned b_scales = scale_ring + slot + 4 * (BLOCK_M + (kt & 3));
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
@@ -902,7 +932,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
         if (BLOCK_N % 128 == 0 && q % 2 == 1)
           sb[q] = sb[q - 1];  // both halves of one block
         else
-          sb[q] = ld_shared_f32(scale_ring + slot + 4 * (BLOCK_M + q / 2) + (q % 2 ? b_half : 0));
+          sb[q] = ld_shared_f32(b_scales + 16 * (q / 2) + (q % 2 ? b_half : 0));
       }
     };
     int s = 0;
@@ -928,7 +958,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
       const KtuneTile t = ktune_grouped_tile(tile, tiles_m, tiles_n, GROUP_M);
       const int m0 = (t.m * CLUSTER_M + rank) * BLOCK_M + consumer * CONSUMER_ROWS;  // this consumer's rows
       const int n0 = t.n * BLOCK_N;
-      if constexpr (BLOCK_SCALED && BLOCK_N % 128 != 0) b_half = n0 % 128 ? 4 : 0;
+      if constexpr (BLOCK_SCALED && BLOCK_N % 128 != 0) b_half = n0 % 128 ? 16 : 0;
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
@@ -1013,16 +1043,23 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
           // The k tile's sums start from zero in `part` and are added to acc times their two
           // scales once they are complete (DeepGEMM's promotion: fp32 adds at every 128 of K,
           // beyond the tensor core's own accumulation). The scales are read while the wgmma
-          // run, before the stage is released; the wait for the unit's next stage comes before
-          // the promotion, so that its wgmma follow the promotion at once, and after the release,
-          // so that a late stage does not hold this one from the producer too (measured 0.2-1.8%
-          // faster than waiting before the release, results/h200/blockscaled-28ca8cf).
+          // run, before the stage is released. The wait for the unit's next stage comes after
+          // the release, so that a late stage does not hold this one from the producer too
+          // (measured 0.2-1.8% faster than waiting before it, results/h200/blockscaled-28ca8cf),
+          // and after the promotion: at 4096 x 7168 x 16384 ncu found the next stage not yet
+          // full at every k tile (results/h200/blockscaled-ed30653/diag-4096x7168x16384, the
+          // scales then copied by warp 1), and a consumer that has already promoted issues its
+          // wgmma as the stage lands. With bulk scale copies that measured 0-4% faster at
+          // M = 4096 (results/h200/blockscaled-bulk-s39, call 1). At M = 64 and 128 this kernel
+          // (warp 1's copies, promotion first) was up to 10% slower than the one before it
+          // (warp 1's copies, wait first; same README, call 4); whether the order is the cause
+          // was not measured.
           issue_scaled(s);
-          read_scales(s);
+          read_scales(s, kt);
           wgmma_wait<0>();
           release(s);
-          if (kt + 1 < kt_end) mbar_wait(full_bar + 8 * (s + 1 == NUM_STAGES ? 0 : s + 1), s + 1 == NUM_STAGES ? phase ^ 1 : phase);
           promote();
+          if (kt + 1 < kt_end) mbar_wait(full_bar + 8 * (s + 1 == NUM_STAGES ? 0 : s + 1), s + 1 == NUM_STAGES ? phase ^ 1 : phase);
         } else {
 #pragma unroll
           for (int mi = 0; mi < MI; ++mi) fence_accumulators(acc[mi]);

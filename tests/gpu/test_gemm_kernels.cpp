@@ -453,7 +453,9 @@ TEST(GemmKernels, WgmmaNarrowPanelTiles) {
 
 // fp8 with block scales (a scale per 1 x 128 of A and per 128 x 128 of B): every candidate of both
 // wgmma configs on ragged shapes (a partial last k block, partial last column and row blocks,
-// stream-K's hybrid, split-K over long K), with the sums added in at once or a tile later, passes;
+// stream-K's hybrid, split-K over long K, clusters past M; the scales copied by warp 1 and, where M
+// is over 128 and a multiple of 4, by the TMA thread in bulk),
+// with the sums added in at once or a tile later, passes;
 // and the same kernels built with BLOCK_SCALED 0,
 // which apply the first scale of each as if it were the tensor's, are rejected as incorrect (the
 // scales vary by 2x either way from block to block).
@@ -475,9 +477,12 @@ TEST(GemmKernels, WgmmaBlockScaledEveryCandidateAndOneScaleATensorRejected) {
       {"configs/gemm_wgmma.json", block(64, 776, 7168)},
       {"configs/gemm_wgmma.json", block(2000, 2200, 1024), "STREAM_K"},
       {"configs/gemm_wgmma.json", block(96, 256, 16384), "SPLIT_K", 1},
+      // M > 128, a multiple of 4: bulk copies (BLOCK_SCALED 2), and a cluster's second CTA
+      // wholly past M, which copies no A scales.
+      {"configs/gemm_wgmma.json", block(300, 1000, 1024), "CLUSTER_M", 1},
       {"configs/gemm_wgmma_cp_async.json", block(520, 264, 1000)},
   };
-  int checked = 0;
+  int checked = 0, bulk = 0;
   for (size_t c = 0; c < block_cases.size(); ++c) {
     const BlockCase& bc = block_cases[c];
     const SweepConfig config = w.builtin(bc.config);
@@ -485,15 +490,19 @@ TEST(GemmKernels, WgmmaBlockScaledEveryCandidateAndOneScaleATensorRejected) {
                                                                     bc.only, bc.plain, [](CandidateRecord&) { return true; });
     EXPECT_FALSE(recs.empty()) << "no " << config.name << " candidate for " << describe(bc.problem);
     checked += expect_all_passed(recs, bc.problem);
+    for (const CandidateRecord& r : recs)
+      if (r.kernel_name.find(", 2, 0>") != std::string::npos) ++bulk;  // BLOCK_SCALED 2, PINGPONG 0
   }
   EXPECT_GE(checked, 20);
+  EXPECT_GE(bulk, 10);  // the bulk copies ran (M = 2000 and 300)
   // Planted: the first three candidates of the first case as per-tensor kernels.
   const SweepConfig config = w.builtin("configs/gemm_wgmma.json");
   int planted = 0;
   const std::vector<CandidateRecord> one_scale =
       check_every_candidate(w.session, w.compiler, config, block_cases[0].problem, 3000, nullptr, 0, [&](CandidateRecord& r) {
-        // The kernel's last two template arguments are BLOCK_SCALED (1 here) and PINGPONG (0). A
-        // name that does not end so plants nothing: the test fails rather than pass on it.
+        // The kernel's last two template arguments are BLOCK_SCALED (1 here: M = 333 is not a
+        // multiple of 4, so warp 1 copies the scales) and PINGPONG (0). A name that does not end
+        // so plants nothing: the test fails rather than pass on it.
         const std::string tail = ", 1, 0>";
         if (planted == 3) return false;
         const bool ends_so = r.kernel_name.size() > tail.size() &&
