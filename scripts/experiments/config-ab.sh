@@ -5,6 +5,10 @@
 # differ. Sessions 37 and 38 wrote this loop into each call's script (results/h200/lnb-*-s37,
 # results/h200/split-tail-s38); the old config of an A/B is `git show REV:configs/X.json > ab/old.json`.
 #   scripts/experiments/config-ab.sh OUTDIR SUITE NAME=CONFIG [NAME=CONFIG ...]
+# CONFIGS_FROM (unset): a results file whose configurations every turn measures instead of searching
+# (`ktune bench --configs-from`; a problem it lacks is tuned), so that kernels are compared on the
+# same tiles, apart from what each one's search would pick (as results/h200/blockscaled-bulk-s39's
+# calls 3 and 4 compared two kernels).
 # ROUNDS (2): passes over the configs; BUDGET_S (575): seconds the call may use from the start of
 # this script, so a turn that cannot get 40 s is logged as skipped; TURN_S (200): the most one turn
 # may take; KTUNE (./build/ktune). Writes OUTDIR/NAME<round>/bench-NAME<round>.* (the tuning CSV
@@ -24,6 +28,11 @@ done
 ktune=${KTUNE:-./build/ktune}
 cache_root=${CACHE_ROOT:-/tmp}
 rounds=${ROUNDS:-2} budget=${BUDGET_S:-575} turn_limit=${TURN_S:-200}
+fixed=()
+if [[ -n ${CONFIGS_FROM:-} ]]; then
+  [[ -f $CONFIGS_FROM ]] || { echo "config-ab: CONFIGS_FROM '$CONFIGS_FROM' is not a file" >&2; exit 2; }
+  fixed=(--configs-from "$CONFIGS_FROM")
+fi
 mkdir -p "$out"
 for ((round = 1; round <= rounds; ++round)); do
   for spec in "$@"; do
@@ -34,7 +43,7 @@ for ((round = 1; round <= rounds; ++round)); do
       continue
     fi
     t0=$SECONDS
-    timeout $((turn_limit < left ? turn_limit : left)) "$ktune" bench "$suite" --config "$config" \
+    timeout $((turn_limit < left ? turn_limit : left)) "$ktune" bench "$suite" --config "$config" "${fixed[@]}" \
       --cache-dir "$cache_root/config-ab-$name" --out "$out/$name" --stem "bench-$name" --no-progress > "$out/$name.log" 2>&1
     echo "$name: exit $? in $((SECONDS - t0)) s" >> "$out/summary.txt"
   done
