@@ -170,9 +170,10 @@
 // them: warp 1 with cp.async, each thread arriving on the stage's barrier as its copies land (1),
 // or the TMA thread in bulk on the same barrier as its tiles (2; A's row of scales is
 // contiguous). At 4096 x 7168 x 16384 ncu found the stage not yet full at every k tile with warp
-// 1's copies; the bulk copies made the M = 4096 problems of suites/blockscaled.json faster and
-// the M <= 128 ones slower (results/h200/blockscaled-bulk-s39), and configs/gemm_wgmma.json
-// picks 2 where M > 128. The copying producer copies them with its stage.
+// 1's copies. The bulk copies, measured together with the promotion moved before the wait for
+// the next stage, raised the M = 4096 problems of suites/blockscaled.json (geometric mean 0.95x
+// to 0.99-1.02x cuBLASLt) and left M <= 128 1-3% lower (results/h200/blockscaled-bulk-s39), so
+// configs/gemm_wgmma.json picks 2 where M > 128. The copying producer copies them with its stage.
 // Adding a tile's sums in while the next tile's wgmma run (wgmma.wait_group 1, two sets of sums)
 // was tried twice. Across the k loop's back edge ptxas serializes the wgmma (C7514: it takes a
 // group pending there as possibly either set); in straight-line turns of 2 or 4 k tiles it does
@@ -1049,11 +1050,12 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
           // and after the promotion: at 4096 x 7168 x 16384 ncu found the next stage not yet
           // full at every k tile (results/h200/blockscaled-ed30653/diag-4096x7168x16384, the
           // scales then copied by warp 1), and a consumer that has already promoted issues its
-          // wgmma as the stage lands. With bulk scale copies that measured 0-4% faster at
-          // M = 4096 (results/h200/blockscaled-bulk-s39, call 1). At M = 64 and 128 this kernel
-          // (warp 1's copies, promotion first) was up to 10% slower than the one before it
-          // (warp 1's copies, wait first; same README, call 4); whether the order is the cause
-          // was not measured.
+          // wgmma as the stage lands. With bulk scale copies, in one default search each at
+          // M = 4096 (not all the same winners), that was 0.7-4.1% faster than the wait first
+          // (results/h200/blockscaled-bulk-s39, call 1). At M = 64 and 128 this kernel (warp 1's
+          // copies, promotion first) was 1-2% slower on the mean than the one before it (warp 1's
+          // copies, wait first), 7-10% on three problems (same README, call 4); whether the order
+          // is the cause was not measured.
           issue_scaled(s);
           read_scales(s, kt);
           wgmma_wait<0>();
