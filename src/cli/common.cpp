@@ -261,6 +261,7 @@ void print_tune_result(const TuneResult& r, int top) {
   const auto& records = r.result.records;
   std::map<std::string, int> counts;
   std::vector<size_t> passed;
+  for (const RuledOut& ruled : r.result.ruled_out) counts[to_string(Disposition::invalid)] += static_cast<int>(ruled.count);
   for (size_t i = 0; i < records.size(); ++i) {
     if (records[i].is_baseline()) continue;
     counts[to_string(records[i].disposition)]++;

@@ -29,15 +29,22 @@ struct Tally {
   std::map<std::string, int> reasons;  // why candidates were ruled out or failed, for "nothing compiles"
 };
 
-Tally report(const std::vector<CandidateRecord>& records, bool verbose) {
+Tally report(const SweepCandidates& candidates, bool verbose) {
   Tally t;
   std::map<std::string, int> invalid_reasons;
-  for (const CandidateRecord& r : records) {
+  for (const RuledOut& r : candidates.ruled_out) {
+    t.invalid += static_cast<int>(r.count);
+    invalid_reasons[r.reason] += static_cast<int>(r.count);
+    t.reasons[r.reason] += static_cast<int>(r.count);
+  }
+  for (const CandidateRecord& r : candidates.records) {
     if (r.disposition == Disposition::invalid) {
       ++t.invalid;
-      ++invalid_reasons[r.reason];
       ++t.reasons[r.reason];
-      if (verbose) fmt::print("  invalid         {:<40} {}\n", short_params(r.params), r.reason);
+      if (verbose)
+        fmt::print("  invalid         {:<40} {}\n", short_params(r.params), r.reason);
+      else
+        ++invalid_reasons[r.reason];
     } else if (r.disposition == Disposition::compile_failed) {
       ++t.failed;
       ++t.reasons[r.reason];
@@ -54,8 +61,8 @@ Tally report(const std::vector<CandidateRecord>& records, bool verbose) {
                    r.compile.from_cache ? " (cached)" : "");
     }
   }
-  if (!verbose)
-    for (const auto& [reason, n] : invalid_reasons) fmt::print("  {:>5} invalid: {}\n", n, reason);
+  // What the constraints ruled out is counted, with -v too: it is most of a large sweep.
+  for (const auto& [reason, n] : invalid_reasons) fmt::print("  {:>5} invalid: {}\n", n, reason);
   return t;
 }
 

@@ -139,6 +139,14 @@ struct CandidateRecord {
   double ratio_vs_baseline = 0;  // baseline median / this median (>1 means faster than the baseline)
 };
 
+// Candidates of one config that one constraint (or its arch) ruled out before anything was
+// compiled: counted, not recorded one by one (a GEMM sweep has hundreds of thousands).
+struct RuledOut {
+  std::string config_name, reason;
+  int64_t count = 0;
+  bool operator==(const RuledOut&) const = default;
+};
+
 // How a provider is written for people: "cublas" -> "cuBLAS", "cudnn" -> "cuDNN"; others as given.
 std::string provider_name(const std::string& source);
 

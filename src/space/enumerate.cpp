@@ -1,10 +1,11 @@
-// Enumeration of a sweep's candidates. Each candidate is evaluated in a fixed order, constraints
-// (stopping at the first that fails, each after the derived values it uses) -> the remaining
-// derived values -> kernel name -> launch, and any evaluation error becomes that candidate's
-// invalid_reason rather than an exception. Most candidates of a large sweep fail an early
-// constraint (gemm_wgmma: 46k of 46k+289 at 4096^3), so derived values are computed only as far
-// as the constraints checked so far need them: a derived value may use only the ones before it,
-// so that is a prefix of the list.
+// Enumeration of a sweep's candidates: a depth-first walk of the parameters' product, the first
+// parameter at the top. Each derived value and constraint belongs to the level of the deepest
+// parameter it reads, through the derived values it reads (the context alone: above the first).
+// A level's derived values are computed and its constraints checked as soon as its parameter
+// has a value, so a constraint that fails there rules out the whole subtree below at once and
+// is counted, not listed: at 4096^3 fp16, gemm_wgmma's "BLOCK_K * elem_bytes == 128" rules out
+// two thirds of its 518,400 combinations three levels down. Only the combinations no
+// constraint rules out reach the bottom, where the kernel name, launch and estimate are made.
 #include "space/enumerate.hpp"
 
 #include <fmt/format.h>
@@ -19,10 +20,12 @@ namespace ktune {
 
 namespace {
 
-// A guard, not a tuning knob: a Candidate costs about a kilobyte, so a million is already a
-// gigabyte, and a sweep that large is a config mistake (a forgotten constraint cannot shrink
-// the product: constraints are evaluated per candidate).
-constexpr size_t max_candidates = 1'000'000;
+// Guards, not tuning knobs. Each candidate kept costs about a kilobyte and, if valid, a compile:
+// a sweep whose constraints leave a quarter of a million is a config mistake. The product may be
+// much larger, as long as constraints on its first parameters cut it down: the walk visits only
+// what they leave.
+constexpr size_t max_candidates = 250'000;
+constexpr size_t max_combinations = 100'000'000;
 
 // Every name the config's expressions and kernel_name need from outside (not a parameter or a
 // derived value) must be in `context` or `placeholders`. Checked once, up front: a missing one
@@ -59,28 +62,54 @@ void check_inputs(const SweepConfig& config, const Bindings& context,
                       config.name, p.name));
 }
 
-// How many of the config's derived values (a prefix) each constraint needs computed, and the
-// kernel name.
-struct DerivedPrefixes {
-  std::vector<size_t> constraints;
-  size_t kernel_name = 0;
+// Where in the walk each derived value and constraint is evaluated.
+struct Plan {
+  // By depth, the number of parameters with values once they can be evaluated (0: the context
+  // alone suffices), in config order.
+  std::vector<std::vector<size_t>> derived_at, constraints_at;
+  // The derived values each constraint reads, directly or through other derived values.
+  std::vector<std::vector<size_t>> constraint_needs;
   std::vector<Placeholder> name_parts;  // find_placeholders(config.kernel_name), parsed once
 };
-DerivedPrefixes derived_prefixes(const SweepConfig& config) {
-  std::map<std::string, size_t> position;
-  for (size_t i = 0; i < config.derived.size(); ++i) position[config.derived[i].first] = i;
-  auto need = [&](const std::string& name, size_t& prefix) {
-    if (auto it = position.find(name); it != position.end()) prefix = std::max(prefix, it->second + 1);
+
+Plan make_plan(const SweepConfig& config) {
+  std::map<std::string, int> param_level;
+  for (size_t p = 0; p < config.parameters.size(); ++p) param_level[config.parameters[p].first] = static_cast<int>(p);
+  std::map<std::string, size_t> derived_index;
+  std::vector<int> derived_level;
+  std::vector<std::set<size_t>> derived_needs;  // itself and every derived value it reads
+  // The deepest parameter an expression reads (its index, -1 for none) and the derived values it
+  // reads: the parser lets a derived value read only the ones above it, so theirs are known.
+  auto place = [&](const Expr& e, int& level, std::set<size_t>& needs) {
+    for (const std::string& name : e.names()) {
+      if (auto p = param_level.find(name); p != param_level.end()) level = std::max(level, p->second);
+      if (auto d = derived_index.find(name); d != derived_index.end()) {
+        level = std::max(level, derived_level[d->second]);
+        needs.insert(derived_needs[d->second].begin(), derived_needs[d->second].end());
+      }
+    }
   };
-  DerivedPrefixes out;
-  for (const auto& expr : config.constraints) {
-    size_t prefix = 0;
-    for (const auto& name : expr.names()) need(name, prefix);
-    out.constraints.push_back(prefix);
+  Plan plan;
+  plan.derived_at.resize(config.parameters.size() + 1);
+  plan.constraints_at.resize(config.parameters.size() + 1);
+  for (size_t i = 0; i < config.derived.size(); ++i) {
+    int level = -1;
+    std::set<size_t> needs{i};
+    place(config.derived[i].second, level, needs);
+    derived_index[config.derived[i].first] = i;
+    derived_level.push_back(level);
+    derived_needs.push_back(std::move(needs));
+    plan.derived_at[level + 1].push_back(i);
   }
-  out.name_parts = find_placeholders(config.kernel_name);
-  for (const auto& p : out.name_parts) need(p.name, out.kernel_name);
-  return out;
+  for (size_t k = 0; k < config.constraints.size(); ++k) {
+    int level = -1;
+    std::set<size_t> needs;
+    place(config.constraints[k], level, needs);
+    plan.constraints_at[level + 1].push_back(k);
+    plan.constraint_needs.emplace_back(needs.begin(), needs.end());
+  }
+  plan.name_parts = find_placeholders(config.kernel_name);
+  return plan;
 }
 
 // substitute() with the template's placeholders already found.
@@ -103,84 +132,45 @@ std::string substitute_found(std::string_view tmpl, const std::vector<Placeholde
   return out;
 }
 
-// An invalid candidate keeps its parameters, kernel name and reason; its bindings (the context
-// and derived values, a few dozen map nodes) go at once: a large sweep holds tens of thousands.
-Candidate invalid(Candidate c, std::string reason) {
-  c.bindings.clear();
-  c.valid = false;
-  c.invalid_reason = std::move(reason);
-  return c;
-}
-
-// Evaluates one assignment of the parameters. check_inputs has run, so an exception here can only
-// come from arithmetic (division by zero, overflow): it is caught and becomes the reason.
-// `prefixes`: derived_prefixes(config).
-Candidate evaluate(const SweepConfig& config, const DerivedPrefixes& prefixes, const Bindings& params,
-                   const Bindings& context, const std::map<std::string, std::string>& placeholders) {
-  Candidate c;
-  c.params = params;
-  c.bindings = context;
-  for (const auto& [name, value] : params) c.bindings[name] = value;
-
-  size_t derived = 0;  // how many derived values are in c.bindings
-  auto derive_up_to = [&](size_t end) -> bool {
-    for (; derived < end; ++derived) {
-      const auto& [name, expr] = config.derived[derived];
-      try {
-        c.bindings[name] = expr.eval(c.bindings);
-      } catch (const ConfigError& e) {
-        c = invalid(std::move(c), fmt::format("derived {}: {}", name, e.what()));
-        return false;
-      }
-    }
-    return true;
-  };
-  // Invalid candidates still carry their kernel name, for reports, when it can be made.
-  auto ruled_out = [&](std::string reason) {
-    if (derive_up_to(prefixes.kernel_name))
-      c.kernel_name = substitute_found(config.kernel_name, prefixes.name_parts, c.bindings, placeholders);
-    return invalid(std::move(c), std::move(reason));
-  };
-  for (size_t i = 0; i < config.constraints.size(); ++i) {
-    if (!derive_up_to(prefixes.constraints[i])) return c;
-    const Expr& expr = config.constraints[i];
-    try {
-      if (expr.eval(c.bindings) == 0) return ruled_out(std::string(kConstraintFailed) + expr.text());
-    } catch (const ConfigError& e) {
-      return ruled_out(fmt::format("constraint: {}", e.what()));
-    }
-  }
-  if (!derive_up_to(config.derived.size())) return c;
-  c.kernel_name = substitute_found(config.kernel_name, prefixes.name_parts, c.bindings, placeholders);
-
-  // Launch geometry: a zero or negative size can only come from an expression bug or a missing
-  // constraint, and the driver would reject the launch with a less helpful message.
-  auto launch_value = [&](const Expr& expr, const std::string& what, int64_t min,
-                          int64_t& out) -> bool {
+// The name, launch geometry and estimate of a combination every constraint allows, from its
+// bindings. An evaluation error or a launch size below its minimum makes it invalid.
+Candidate finish(const SweepConfig& config, const Plan& plan, Candidate c,
+                 const std::map<std::string, std::string>& placeholders) {
+  c.kernel_name = substitute_found(config.kernel_name, plan.name_parts, c.bindings, placeholders);
+  // A zero or negative size can only come from an expression bug or a missing constraint, and the
+  // driver would reject the launch with a less helpful message.
+  auto launch_value = [&](const Expr& expr, const std::string& what, int64_t min, int64_t& out) -> bool {
     try {
       out = expr.eval(c.bindings);
     } catch (const ConfigError& e) {
-      c = invalid(std::move(c), fmt::format("{}: {}", what, e.what()));
+      c.invalid_reason = fmt::format("{}: {}", what, e.what());
       return false;
     }
     if (out < min) {
-      c = invalid(std::move(c), fmt::format("{} = {} is below {}", what, out, min));
+      c.invalid_reason = fmt::format("{} = {} is below {}", what, out, min);
       return false;
     }
     return true;
+  };
+  auto invalid = [&] {
+    c.valid = false;
+    c.bindings.clear();
+    c.kernel_name.clear();
+    return std::move(c);
   };
   for (int i = 0; i < 3; ++i) {
     if (!launch_value(config.grid[i], fmt::format("launch.grid[{}]", i), 1, c.launch.grid[i]) ||
         !launch_value(config.block[i], fmt::format("launch.block[{}]", i), 1, c.launch.block[i]))
-      return c;
+      return invalid();
   }
-  if (!launch_value(config.shared_bytes, "launch.shared_bytes", 0, c.launch.shared_bytes)) return c;
+  if (!launch_value(config.shared_bytes, "launch.shared_bytes", 0, c.launch.shared_bytes)) return invalid();
   for (const TensorMapExpr& t : config.tensor_maps) {
     TensorMapSpec spec;
     spec.operand = t.operand;
     spec.swizzle = t.swizzle;
     for (int i = 0; i < 2; ++i)
-      if (!launch_value(t.box[i], fmt::format("tensor_maps.{}.box[{}]", t.operand, i), 1, spec.box[i])) return c;
+      if (!launch_value(t.box[i], fmt::format("tensor_maps.{}.box[{}]", t.operand, i), 1, spec.box[i]))
+        return invalid();
     c.launch.tensor_maps.push_back(std::move(spec));
   }
   // An estimate that cannot be evaluated leaves the candidate valid but unordered (searched last):
@@ -194,37 +184,127 @@ Candidate evaluate(const SweepConfig& config, const DerivedPrefixes& prefixes, c
   return c;
 }
 
+// The walk over `values` (one list per parameter, in the config's order). check_inputs has run,
+// so an evaluation error can only come from arithmetic (division by zero, overflow).
+class Walk {
+ public:
+  Walk(const SweepConfig& config, const Plan& plan, const std::vector<std::vector<int64_t>>& values,
+       const Bindings& context, const std::map<std::string, std::string>& placeholders)
+      : config_(config), plan_(plan), values_(values), placeholders_(placeholders), bindings_(context),
+        derived_error_(config.derived.size()), below_(values.size() + 1, 1) {
+    for (size_t p = values.size(); p-- > 0;) below_[p] = below_[p + 1] * static_cast<int64_t>(values[p].size());
+  }
+
+  Enumeration run() {
+    visit(0);
+    return std::move(out_);
+  }
+
+ private:
+  // Evaluates what level `depth` makes computable (depth parameters have values), then goes down.
+  void visit(size_t depth) {
+    for (size_t i : plan_.derived_at[depth]) {
+      const auto& [name, expr] = config_.derived[i];
+      try {
+        bindings_[name] = expr.eval(bindings_);
+        derived_error_[i].clear();
+      } catch (const ConfigError& e) {
+        bindings_.erase(name);  // what reads it is judged by derived_error_, never by a stale value
+        derived_error_[i] = fmt::format("derived {}: {}", name, e.what());
+      }
+    }
+    for (size_t k : plan_.constraints_at[depth]) {
+      for (size_t i : plan_.constraint_needs[k])
+        if (!derived_error_[i].empty()) return fill(depth, derived_error_[i]);
+      const Expr& expr = config_.constraints[k];
+      try {
+        if (expr.eval(bindings_) == 0) {
+          out_.ruled_out[std::string(kConstraintFailed) + expr.text()] += below_[depth];
+          return;
+        }
+      } catch (const ConfigError& e) {
+        return fill(depth, fmt::format("constraint: {}", e.what()));
+      }
+    }
+    if (depth == values_.size()) return bottom();
+    const std::string& name = config_.parameters[depth].first;
+    for (int64_t v : values_[depth]) {
+      params_[name] = v;
+      bindings_[name] = v;
+      visit(depth + 1);
+    }
+  }
+
+  // A combination every constraint allows.
+  void bottom() {
+    Candidate c;
+    c.params = params_;
+    for (const std::string& error : derived_error_)
+      if (!error.empty()) return push_invalid(error);
+    c.bindings = bindings_;
+    keep(finish(config_, plan_, std::move(c), placeholders_));
+  }
+
+  // Every combination below `depth` is invalid with `reason` (an evaluation error, listed).
+  void fill(size_t depth, const std::string& reason) {
+    if (depth == values_.size()) return push_invalid(reason);
+    const std::string& name = config_.parameters[depth].first;
+    for (int64_t v : values_[depth]) {
+      params_[name] = v;
+      fill(depth + 1, reason);
+    }
+  }
+
+  void push_invalid(const std::string& reason) {
+    Candidate c;
+    c.params = params_;
+    c.valid = false;
+    c.invalid_reason = reason;
+    keep(std::move(c));
+  }
+
+  void keep(Candidate c) {
+    if (out_.candidates.size() == max_candidates)
+      throw ConfigError(fmt::format("sweep {}: the constraints leave more than {} combinations; add constraints "
+                                    "or shorten the parameter lists",
+                                    config_.name, max_candidates));
+    out_.candidates.push_back(std::move(c));
+  }
+
+  const SweepConfig& config_;
+  const Plan& plan_;
+  const std::vector<std::vector<int64_t>>& values_;
+  const std::map<std::string, std::string>& placeholders_;
+  Bindings bindings_;  // the context, the parameters above and the derived values of their levels
+  Bindings params_;
+  std::vector<std::string> derived_error_;  // by derived value: why it failed at its level, or ""
+  std::vector<int64_t> below_;              // below_[d]: how many combinations a node at depth d covers
+  Enumeration out_;
+};
+
 }  // namespace
 
-std::vector<Candidate> enumerate(const SweepConfig& config, const Bindings& context,
-                                 const std::map<std::string, std::string>& placeholders) {
+int64_t Enumeration::ruled_out_total() const {
+  int64_t n = 0;
+  for (const auto& [reason, count] : ruled_out) n += count;
+  return n;
+}
+
+Enumeration enumerate(const SweepConfig& config, const Bindings& context,
+                      const std::map<std::string, std::string>& placeholders) {
   check_inputs(config, context, placeholders);
 
   size_t total = 1;
-  for (const auto& [name, values] : config.parameters) {
-    if (__builtin_mul_overflow(total, values.size(), &total) || total > max_candidates)
+  std::vector<std::vector<int64_t>> values;
+  for (const auto& [name, list] : config.parameters) {
+    if (__builtin_mul_overflow(total, list.size(), &total) || total > max_combinations)
       throw ConfigError(
           fmt::format("sweep {}: the parameters make more than {} combinations; "
                       "shorten the parameter lists",
-                      config.name, max_candidates));
+                      config.name, max_combinations));
+    values.push_back(list);
   }
-
-  const DerivedPrefixes prefixes = derived_prefixes(config);
-  std::vector<Candidate> out;
-  out.reserve(total);
-  // An odometer over the value lists: the last parameter turns fastest.
-  std::vector<size_t> index(config.parameters.size(), 0);
-  Bindings params;
-  for (size_t n = 0; n < total; ++n) {
-    for (size_t p = 0; p < config.parameters.size(); ++p)
-      params[config.parameters[p].first] = config.parameters[p].second[index[p]];
-    out.push_back(evaluate(config, prefixes, params, context, placeholders));
-    for (size_t p = config.parameters.size(); p-- > 0;) {
-      if (++index[p] < config.parameters[p].second.size()) break;
-      index[p] = 0;
-    }
-  }
-  return out;
+  return Walk(config, make_plan(config), values, context, placeholders).run();
 }
 
 Candidate make_candidate(const SweepConfig& config, const Bindings& params, const Bindings& context,
@@ -235,12 +315,22 @@ Candidate make_candidate(const SweepConfig& config, const Bindings& params, cons
     if (std::find(names.begin(), names.end(), name) == names.end())
       throw ConfigError(fmt::format("sweep {} has no parameter {} (parameters: {})", config.name,
                                     name, fmt::join(names, ", ")));
-  for (const auto& [name, values] : config.parameters)
-    if (!params.count(name))
+  std::vector<std::vector<int64_t>> values;
+  for (const auto& [name, list] : config.parameters) {
+    auto it = params.find(name);
+    if (it == params.end())
       throw ConfigError(fmt::format("sweep {}: parameter {} needs a value (the sweep tries {})",
-                                    config.name, name, fmt::join(values, ", ")));
+                                    config.name, name, fmt::join(list, ", ")));
+    values.push_back({it->second});
+  }
   check_inputs(config, context, placeholders);
-  return evaluate(config, derived_prefixes(config), params, context, placeholders);
+  Enumeration one = Walk(config, make_plan(config), values, context, placeholders).run();
+  if (!one.candidates.empty()) return std::move(one.candidates.front());
+  Candidate c;
+  c.params = params;
+  c.valid = false;
+  c.invalid_reason = one.ruled_out.begin()->first;
+  return c;
 }
 
 Bindings recorded_params(const SweepConfig& config, Bindings recorded) {

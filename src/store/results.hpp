@@ -7,10 +7,10 @@
 //        "device": {...DeviceInfo...},
 //        "problems": [{"problem", "cost", "records": [...CandidateRecord...],
 //                      "ruled_out": [{"config", "reason", "count"}]}]}
-// Candidates a config's constraint ruled out before anything ran (most of a GEMM sweep's ~23,000
-// combinations) are counted by config and reason in "ruled_out" instead of listed one by one: a
-// `ktune gemm` results file was 15 MB of them. Every other record, spills and failed compiles
-// included, is kept whole.
+// Candidates a config's constraint ruled out before anything ran (most of a GEMM sweep's
+// combinations) are counted by config and reason in "ruled_out" instead of listed one by one, as
+// the enumeration counted them: a `ktune gemm` results file was once 15 MB of them. Every other
+// record, spills and failed compiles included, is kept whole.
 // CSV columns: family, the problem dims (M, N, K first, then others by name), dtype, layout,
 // source, config_name, one column per parameter (the union of names over all records, sorted; a
 // name that clashes with another column gets a "param_" prefix), kernel_name, disposition, reason,
@@ -44,14 +44,8 @@ struct RunInfo {  // the header of a results file
   std::string command;  // the command line as one pasteable string
 };
 
-// Candidates of one config that one constraint ruled out.
-struct RuledOut {
-  std::string config_name, reason;
-  int64_t count = 0;
-  bool operator==(const RuledOut&) const = default;
-};
-
-// A record its config's constraints ruled out before it was compiled or run.
+// A record its config's constraints ruled out before it was compiled or run (make_candidate's,
+// for `verify --set`; an enumeration counts them instead).
 bool ruled_out_by_constraint(const CandidateRecord& rec);
 
 // The first baseline's median timed alone before a sweep and again right after its one pass:
@@ -66,7 +60,7 @@ struct ProblemResult {
   Problem problem;
   Cost cost;
   std::vector<CandidateRecord> records;
-  std::vector<RuledOut> ruled_out;  // read from a file: what its "ruled_out" counted
+  std::vector<RuledOut> ruled_out;  // what the enumeration counted, or a file's "ruled_out"
   std::optional<SweepBaseline> sweep_baseline;  // set where the baseline was timed again after the pass
 
   // ruled_out plus the records ruled out by a constraint, counted, by config then reason.

@@ -23,28 +23,34 @@ std::string first_error_line(const std::string& log) {
 
 }  // namespace
 
-std::vector<CandidateRecord> enumerate_candidates(const SweepConfig& config, const KernelFamily& family,
-                                                  const Problem& problem, const ArchFacts& arch) {
-  std::vector<Candidate> candidates = enumerate(config, family.context(problem, arch), family.placeholders(problem));
-  std::vector<CandidateRecord> records(candidates.size());
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    CandidateRecord& rec = records[i];
+SweepCandidates enumerate_candidates(const SweepConfig& config, const KernelFamily& family, const Problem& problem,
+                                     const ArchFacts& arch) {
+  SweepCandidates out;
+  if (std::string why = arch_mismatch(config, arch.arch); !why.empty()) {
+    int64_t all = 1;
+    for (const auto& [name, values] : config.parameters) all *= static_cast<int64_t>(values.size());
+    out.ruled_out.push_back({config.name, why, all});
+    return out;
+  }
+  Enumeration e = enumerate(config, family.context(problem, arch), family.placeholders(problem));
+  for (const auto& [reason, count] : e.ruled_out) out.ruled_out.push_back({config.name, reason, count});
+  out.records.resize(e.candidates.size());
+  for (size_t i = 0; i < e.candidates.size(); ++i) {
+    Candidate& c = e.candidates[i];
+    CandidateRecord& rec = out.records[i];
     rec.source = "ktune";
     rec.config_name = config.name;
-    rec.params = candidates[i].params;
-    rec.kernel_name = candidates[i].kernel_name;
-    rec.launch = candidates[i].launch;
-    if (std::string why = arch_mismatch(config, arch.arch); !why.empty()) {
+    rec.params = std::move(c.params);
+    rec.kernel_name = std::move(c.kernel_name);
+    rec.launch = std::move(c.launch);
+    if (!c.valid) {
       rec.disposition = Disposition::invalid;
-      rec.reason = why;
-    } else if (!candidates[i].valid) {
-      rec.disposition = Disposition::invalid;
-      rec.reason = candidates[i].invalid_reason;
+      rec.reason = std::move(c.invalid_reason);
     } else {
-      rec.estimate = candidates[i].estimate;
+      rec.estimate = c.estimate;
     }
   }
-  return records;
+  return out;
 }
 
 CompileRequest compile_request(const KernelSource& source, const CandidateRecord& rec, const std::string& arch,
@@ -73,11 +79,11 @@ void judge_compile(CandidateRecord& rec, CompileInfo info, bool allow_spills) {
   }
 }
 
-std::vector<CandidateRecord> compile_candidates(Compiler& compiler, const SweepConfig& config,
-                                                const KernelSource& source, const KernelFamily& family,
-                                                const Problem& problem, const ArchFacts& arch,
-                                                const CompileOptions& options) {
-  std::vector<CandidateRecord> records = enumerate_candidates(config, family, problem, arch);
+SweepCandidates compile_candidates(Compiler& compiler, const SweepConfig& config, const KernelSource& source,
+                                   const KernelFamily& family, const Problem& problem, const ArchFacts& arch,
+                                   const CompileOptions& options) {
+  SweepCandidates out = enumerate_candidates(config, family, problem, arch);
+  std::vector<CandidateRecord>& records = out.records;
   std::vector<size_t> request_owner;
   for (size_t i = 0; i < records.size(); ++i)
     if (records[i].disposition == Disposition::not_run) request_owner.push_back(i);
@@ -100,7 +106,7 @@ std::vector<CandidateRecord> compile_candidates(Compiler& compiler, const SweepC
   progress.finish();
 
   for (size_t r = 0; r < infos.size(); ++r) judge_compile(records[request_owner[r]], std::move(infos[r]), options.allow_spills);
-  return records;
+  return out;
 }
 
 }  // namespace ktune

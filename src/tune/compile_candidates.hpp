@@ -1,5 +1,6 @@
 // From a config and a problem to compiled candidates, the part of a sweep that needs no GPU:
-// enumerate, record the invalid ones with their reason, compile the rest in parallel, and reject
+// enumerate, count what the constraints ruled out and record the other invalid ones with their
+// reason, compile the rest in parallel, and reject
 // what the compiler says is not the kernel it claims to be (register spills, ptxas
 // "potential performance loss" warnings). `ktune compile` stops here; a sweep goes on to run them,
 // compiling in the search's order while it times what is compiled (tune/tuner.cpp), from the
@@ -30,9 +31,18 @@ struct CompileOptions {
   std::string left_out = "not in the sample";
 };
 
-// One record per candidate, in enumeration order: `invalid` with the reason, or not_run with an
-// empty reason (valid, to compile), its estimate set where the config has one.
-std::vector<CandidateRecord> enumerate_candidates(const SweepConfig& config, const KernelFamily& family,
+// A config's candidates for one problem.
+struct SweepCandidates {
+  // One per combination the enumeration kept, in its order (space/enumerate.hpp).
+  std::vector<CandidateRecord> records;
+  // What a constraint ruled out, counted by constraint; every combination, where the config is
+  // not for the arch.
+  std::vector<RuledOut> ruled_out;
+};
+
+// Records `invalid` with the reason (an evaluation error), or not_run with an empty reason
+// (valid, to compile), its estimate set where the config has one.
+SweepCandidates enumerate_candidates(const SweepConfig& config, const KernelFamily& family,
                                                   const Problem& problem, const ArchFacts& arch);
 
 // What NVRTC is asked for one candidate's kernel; with `params`, the kernel's parameter list is
@@ -45,9 +55,9 @@ CompileRequest compile_request(const KernelSource& source, const CandidateRecord
 // not_run, ready to run.
 void judge_compile(CandidateRecord& rec, CompileInfo info, bool allow_spills);
 
-// One record per candidate, in enumeration order: `invalid`, `compile_failed`, not_run with
-// compile.ok set (ready to run), or not_run without it (left out by options.pick).
-std::vector<CandidateRecord> compile_candidates(Compiler& compiler, const SweepConfig& config,
+// Records `invalid`, `compile_failed`, not_run with compile.ok set (ready to run), or not_run
+// without it (left out by options.pick).
+SweepCandidates compile_candidates(Compiler& compiler, const SweepConfig& config,
                                                 const KernelSource& source, const KernelFamily& family,
                                                 const Problem& problem, const ArchFacts& arch,
                                                 const CompileOptions& options);

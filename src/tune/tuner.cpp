@@ -121,11 +121,12 @@ namespace {
 // Why no candidate of any sweep is valid for the problem: the constraints that ruled them out, most
 // candidates first. Bad input, said before anything compiles (fp8 with K not a multiple of 16).
 std::string no_candidate_can_run(const Problem& problem, const std::vector<const Sweep*>& sweeps,
-                                 std::vector<CandidateRecord> candidates) {
+                                 std::vector<CandidateRecord> candidates, std::vector<RuledOut> ruled_out) {
   std::string configs;
   for (const Sweep* s : sweeps) configs += (configs.empty() ? "" : ", ") + s->config.name;
   ProblemResult all;
   all.records = std::move(candidates);
+  all.ruled_out = std::move(ruled_out);
   std::string why;
   for (const Rejection& r : top_rejections(all, 4)) why += fmt::format("\n  {} candidates: {}", r.count, r.example);
   return fmt::format("{}: no configuration of {} can run this problem; what rules them out:{}", describe(problem),
@@ -173,13 +174,15 @@ TuneResult Tuner::tune(const std::vector<Sweep>& all_sweeps, const Problem& prob
   std::vector<CandidateRecord> candidates;
   std::vector<const Sweep*> sweep_of;  // each candidate's sweep, for its kernel source
   for (const Sweep* s : sweeps) {
-    auto records = enumerate_candidates(s->config, family, problem, arch_facts(device));
-    sweep_of.insert(sweep_of.end(), records.size(), s);
-    candidates.insert(candidates.end(), std::make_move_iterator(records.begin()), std::make_move_iterator(records.end()));
+    SweepCandidates some = enumerate_candidates(s->config, family, problem, arch_facts(device));
+    sweep_of.insert(sweep_of.end(), some.records.size(), s);
+    candidates.insert(candidates.end(), std::make_move_iterator(some.records.begin()),
+                      std::make_move_iterator(some.records.end()));
+    out.result.ruled_out.insert(out.result.ruled_out.end(), some.ruled_out.begin(), some.ruled_out.end());
   }
   if (std::none_of(candidates.begin(), candidates.end(),
                    [](const CandidateRecord& c) { return c.disposition != Disposition::invalid; }))
-    throw ConfigError(no_candidate_can_run(problem, sweeps, candidates));
+    throw ConfigError(no_candidate_can_run(problem, sweeps, candidates, out.result.ruled_out));
   Exchanges exchanges;
   for (const Sweep* s : sweeps) exchanges[s->config.name] = s->config.exchanges;
   GuidedSearch search(candidates, options_.search.exhaustive ? std::vector<SearchSeed>{} : nearest_winners(problem, device),

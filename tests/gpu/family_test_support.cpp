@@ -21,7 +21,7 @@ SessionOptions session_options(const std::filesystem::path& dir) {
 std::vector<Candidate> valid_candidates(const SweepConfig& config, const KernelFamily& family, const Problem& p,
                                         const ArchFacts& arch) {
   std::vector<Candidate> valid;
-  for (Candidate& c : enumerate(config, family.context(p, arch), family.placeholders(p)))
+  for (Candidate& c : enumerate(config, family.context(p, arch), family.placeholders(p)).candidates)
     if (c.valid) valid.push_back(std::move(c));
   return valid;
 }

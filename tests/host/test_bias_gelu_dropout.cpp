@@ -149,7 +149,7 @@ TEST(BiasGeluDropout, ConfigTakesSixteenByteVectorsAndGathersTheBiasOnlyForRowsO
       const Problem p{"bias_gelu_dropout", {{"rows", k.rows}, {"cols", k.cols}}, k.dtype, {{"p", "0.1"}}};
       std::set<int64_t> widths, gathers;
       int valid = 0;
-      for (const Candidate& c : enumerate(config, f.context(p, arch), f.placeholders(p)))
+      for (const Candidate& c : enumerate(config, f.context(p, arch), f.placeholders(p)).candidates)
         if (c.valid) {
           ++valid;
           widths.insert(c.params.at("VEC_BYTES"));

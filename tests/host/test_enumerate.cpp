@@ -1,12 +1,17 @@
 // Enumeration: order and count of candidates, derived values, first-failure constraint reasons,
 // evaluation errors that invalidate one candidate without stopping the sweep, launch geometry,
 // kernel-name substitution, make_candidate, and the real configs/gemm_mma.json.
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <random>
+#include <set>
 #include <string>
 
+#include "compile/embedded.hpp"
+#include "families/family.hpp"
 #include "space/enumerate.hpp"
 #include "space/sweep_config.hpp"
 #include "util/error.hpp"
@@ -45,17 +50,19 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-TEST(Enumerate, CountAndOrderFirstParameterSlowest) {
-  auto candidates = enumerate(parse(toy), context, placeholders);
-  ASSERT_EQ(candidates.size(), 6u);
+// (2, 20) and (3, 20) make S 40 and 60: counted, not kept. (3, 10) divides by zero: kept, invalid.
+TEST(Enumerate, KeepsTheRestInOrderFirstParameterSlowest) {
+  Enumeration e = enumerate(parse(toy), context, placeholders);
   const std::vector<Bindings> expected = {{{"A", 1}, {"B", 10}}, {{"A", 1}, {"B", 20}},
-                                          {{"A", 2}, {"B", 10}}, {{"A", 2}, {"B", 20}},
-                                          {{"A", 3}, {"B", 10}}, {{"A", 3}, {"B", 20}}};
-  for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(candidates[i].params, expected[i]) << i;
+                                          {{"A", 2}, {"B", 10}}, {{"A", 3}, {"B", 10}}};
+  ASSERT_EQ(e.candidates.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(e.candidates[i].params, expected[i]) << i;
+  EXPECT_EQ(e.ruled_out, (std::map<std::string, int64_t>{{"constraint failed: S != 40 && S != 60", 2}}));
+  EXPECT_EQ(e.ruled_out_total(), 2);
 }
 
 TEST(Enumerate, ValidCandidateIsFullyEvaluated) {
-  auto candidates = enumerate(parse(toy), context, placeholders);
+  auto candidates = enumerate(parse(toy), context, placeholders).candidates;
   const Candidate& c = candidates[1];  // A=1, B=20
   EXPECT_TRUE(c.valid) << c.invalid_reason;
   EXPECT_EQ(c.invalid_reason, "");
@@ -77,31 +84,61 @@ TEST(Enumerate, ValidCandidateIsFullyEvaluated) {
 }
 
 TEST(Enumerate, InvalidReasons) {
-  auto candidates = enumerate(parse(toy), context, placeholders);
-  EXPECT_TRUE(candidates[0].valid);
-  // A=2, B=20 fails both constraints: the first is reported.
-  EXPECT_FALSE(candidates[3].valid);
-  EXPECT_EQ(candidates[3].invalid_reason, "constraint failed: S != 40 && S != 60");
+  Enumeration e = enumerate(parse(toy), context, placeholders);
+  EXPECT_TRUE(e.candidates[0].valid);
   // A=3, B=10 passes constraint 1; constraint 2 divides by zero: invalid, with the error.
-  EXPECT_FALSE(candidates[4].valid);
-  EXPECT_TRUE(contains(candidates[4].invalid_reason, "division by zero"))
-      << candidates[4].invalid_reason;
-  EXPECT_TRUE(contains(candidates[4].invalid_reason, "N / (A - 3)"))
-      << candidates[4].invalid_reason;
-  // A=3, B=20 fails constraint 1, so constraint 2 (which would divide by zero) is never run.
-  EXPECT_EQ(candidates[5].invalid_reason, "constraint failed: S != 40 && S != 60");
-  // Invalid candidates still carry their parameters and kernel name, for reports.
-  EXPECT_EQ(candidates[5].params, (Bindings{{"A", 3}, {"B", 20}}));
-  EXPECT_EQ(candidates[5].kernel_name, "toy<float, 3, 20, 60>");
-  EXPECT_EQ(std::count_if(candidates.begin(), candidates.end(), [](auto& c) { return c.valid; }),
-            3);
+  const Candidate& c = e.candidates[3];
+  EXPECT_EQ(c.params, (Bindings{{"A", 3}, {"B", 10}}));
+  EXPECT_FALSE(c.valid);
+  EXPECT_TRUE(contains(c.invalid_reason, "division by zero")) << c.invalid_reason;
+  EXPECT_TRUE(contains(c.invalid_reason, "N / (A - 3)")) << c.invalid_reason;
+  // A=2, B=20 fails both constraints and A=3, B=20 fails the first (where the second would divide
+  // by zero): both are the first's.
+  EXPECT_EQ(e.ruled_out.at("constraint failed: S != 40 && S != 60"), 2);
+  EXPECT_EQ(std::count_if(e.candidates.begin(), e.candidates.end(), [](auto& c) { return c.valid; }), 3);
+}
+
+// A constraint on the first parameters rules out every combination below them at once; the
+// verdict is the first constraint failed in the order of the last parameter each one reads,
+// through derived values, then as listed.
+TEST(Enumerate, ConstraintsRuleOutSubtreesInTheOrderOfTheParametersTheyRead) {
+  const std::string text = R"json({
+    "name": "tree", "family": "toy", "kernel": "k.cu", "kernel_name": "t<{A}, {B}, {C}>",
+    "parameters": {"A": [1, 2, 3], "B": [1, 2, 3, 4], "C": [1, 2, 3, 4, 5]},
+    "derived": {"AC": "A * C", "A2": "A * 2"},
+    "constraints": ["AC != 4", "A2 != 4", "B != 3 || M == 0", "N > 0"],
+    "launch": {"grid": [1, 1, 1], "block": [1, 1, 1]}
+  })json";
+  Enumeration e = enumerate(parse(text), context, placeholders);
+  // A = 2 (A2 == 4, read at A) takes its 20 combinations, AC == 4 at A = 2, C = 2 included,
+  // though listed first: AC is read only once C has its value. B = 3 then takes 5 of each
+  // remaining A's 20, and AC == 4 the (A = 1, C = 4) of the remaining B's.
+  EXPECT_EQ(e.ruled_out, (std::map<std::string, int64_t>{{"constraint failed: A2 != 4", 20},
+                                                         {"constraint failed: B != 3 || M == 0", 10},
+                                                         {"constraint failed: AC != 4", 3}}));
+  EXPECT_EQ(e.candidates.size(), 60u - 20 - 10 - 3);
+  for (const Candidate& c : e.candidates) {
+    EXPECT_TRUE(c.valid) << c.invalid_reason;
+    EXPECT_NE(c.params.at("A"), 2);
+    EXPECT_NE(c.params.at("B"), 3);
+    EXPECT_NE(c.params.at("A") * c.params.at("C"), 4);
+  }
+  // A constraint on the context alone rules out everything at the top.
+  e = enumerate(parse(edit(text, "\"N > 0\"", "\"N > 100\"")), context, placeholders);
+  EXPECT_TRUE(e.candidates.empty());
+  EXPECT_EQ(e.ruled_out, (std::map<std::string, int64_t>{{"constraint failed: N > 100", 60}}));
 }
 
 TEST(Enumerate, DerivedErrorInvalidatesOnlyThatCandidate) {
   auto candidates =
       enumerate(parse(edit(toy, "\"S\": \"A * B\"", "\"S\": \"A * B\", \"D\": \"M / (B - 10)\"")),
-                context, placeholders);
-  ASSERT_EQ(candidates.size(), 6u);
+                context, placeholders)
+          .candidates;
+  // (2, 20) and (3, 20) are ruled out; (3, 10)'s constraint error is its verdict, and D's
+  // division by zero that of the two others with B = 10.
+  ASSERT_EQ(candidates.size(), 4u);
+  EXPECT_TRUE(contains(candidates[2].invalid_reason, "derived D: division by zero")) << candidates[2].invalid_reason;
+  EXPECT_TRUE(contains(candidates[3].invalid_reason, "constraint: ")) << candidates[3].invalid_reason;
   EXPECT_FALSE(candidates[0].valid);
   EXPECT_TRUE(contains(candidates[0].invalid_reason, "derived D: division by zero"))
       << candidates[0].invalid_reason;
@@ -113,14 +150,14 @@ TEST(Enumerate, DerivedErrorInvalidatesOnlyThatCandidate) {
 TEST(Enumerate, LaunchErrors) {
   auto candidates = enumerate(
       parse(edit(toy, "\"block\": [\"A * 32\", 1, 1]", "\"block\": [\"A * 32\", \"B - 10\", 1]")),
-      context, placeholders);
+      context, placeholders).candidates;
   EXPECT_FALSE(candidates[0].valid);
   EXPECT_EQ(candidates[0].invalid_reason, "launch.block[1] = 0 is below 1");
   EXPECT_TRUE(candidates[1].valid);
   EXPECT_EQ(candidates[1].launch.block[1], 10);
 
   candidates =
-      enumerate(parse(edit(toy, "\"B\", 1]", "\"B\", \"M / (20 - B)\"]")), context, placeholders);
+      enumerate(parse(edit(toy, "\"B\", 1]", "\"B\", \"M / (20 - B)\"]")), context, placeholders).candidates;
   EXPECT_TRUE(candidates[0].valid);
   EXPECT_EQ(candidates[0].launch.grid[2], 10);
   EXPECT_FALSE(candidates[1].valid);
@@ -144,17 +181,33 @@ TEST(Enumerate, MissingContextOrPlaceholderIsTheCallersError) {
   }
 }
 
+// A product past a hundred million is refused before the walk; a smaller one whose constraints
+// leave more than the candidates kept may hold is refused as the walk passes that many.
 TEST(Enumerate, RefusesAnUnreasonablyLargeSpace) {
-  std::string params, name = "k<";
-  for (int p = 0; p < 7; ++p) {
-    params += std::string(p ? ", " : "") + "\"P" + std::to_string(p) + "\": [0,1,2,3,4,5,6,7,8,9]";
-    name += "{P" + std::to_string(p) + "}";
-  }
-  SweepConfig config =
-      parse(R"({"name": "big", "family": "toy", "kernel": "k.cu", "kernel_name": ")" + name +
-            R"(>", "parameters": {)" + params +
-            R"(}, "launch": {"grid": [1, 1, 1], "block": [1, 1, 1]}})");
-  EXPECT_THROW(enumerate(config, context, placeholders), ConfigError);
+  auto space = [](int params, const std::string& constraint) {
+    std::string list, name = "k<";
+    for (int p = 0; p < params; ++p) {
+      list += std::string(p ? ", " : "") + "\"P" + std::to_string(p) + "\": [0,1,2,3,4,5,6,7,8,9]";
+      name += "{P" + std::to_string(p) + "}";
+    }
+    return parse(R"({"name": "big", "family": "toy", "kernel": "k.cu", "kernel_name": ")" + name +
+                 R"(>", "parameters": {)" + list + R"(}, "constraints": [")" + constraint +
+                 R"("], "launch": {"grid": [1, 1, 1], "block": [1, 1, 1]}})");
+  };
+  auto refusal = [&](int params, const std::string& constraint) -> std::string {
+    try {
+      enumerate(space(params, constraint), context, placeholders);
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_TRUE(contains(refusal(9, "P0 < 1"), "more than 100000000 combinations")) << refusal(9, "P0 < 1");
+  EXPECT_TRUE(contains(refusal(6, "M > 0"), "the constraints leave more than 250000")) << refusal(6, "M > 0");
+  // Constraints on the first parameters cut 10^8 down to 1000 without visiting the rest.
+  Enumeration e = enumerate(space(8, "P0 + P1 + P2 + P3 + P4 == 0"), context, placeholders);
+  EXPECT_EQ(e.candidates.size(), 1000u);
+  EXPECT_EQ(e.ruled_out_total(), 100'000'000 - 1000);
 }
 
 TEST(Substitute, Placeholders) {
@@ -178,7 +231,7 @@ TEST(Substitute, Placeholders) {
 TEST(MakeCandidate, FromExplicitValues) {
   SweepConfig config = parse(toy);
   Candidate c = make_candidate(config, {{"A", 2}, {"B", 10}}, context, placeholders);
-  Candidate same = enumerate(config, context, placeholders)[2];
+  Candidate same = enumerate(config, context, placeholders).candidates[2];
   EXPECT_TRUE(c.valid);
   EXPECT_EQ(c.params, same.params);
   EXPECT_EQ(c.bindings, same.bindings);
@@ -239,11 +292,12 @@ std::vector<Candidate> enumerate_gemm(int64_t mnk, int64_t ld) {
                   {"a_row_major", 1}, {"b_row_major", 1}, {"lda", ld},          {"ldb", ld},
                   {"ldc", ld},        {"arch", 90},       {"max_smem", 232448}, {"sm_count", 132}, {"l2_bytes", 52428800},
                   {"splitk_partial_bytes", 32 << 20}, {"splitk_counters", 1 << 16}, {"block_scaled", 0}};
-  auto candidates =
+  Enumeration e =
       enumerate(config, ctx, {{"ELEMENT", "__half"}, {"OUT_ELEMENT", "__half"}, {"A_ROW_MAJOR", "1"}, {"B_ROW_MAJOR", "1"}});
-  size_t product = 1;
-  for (const auto& [name, values] : config.parameters) product *= values.size();
-  EXPECT_EQ(candidates.size(), product);
+  int64_t product = 1;
+  for (const auto& [name, values] : config.parameters) product *= static_cast<int64_t>(values.size());
+  EXPECT_EQ(static_cast<int64_t>(e.candidates.size()) + e.ruled_out_total(), product);
+  std::vector<Candidate>& candidates = e.candidates;
   for (const auto& c : candidates) {
     if (!c.valid) {
       EXPECT_FALSE(c.invalid_reason.empty());
@@ -253,7 +307,7 @@ std::vector<Candidate> enumerate_gemm(int64_t mnk, int64_t ld) {
     EXPECT_TRUE(contains(c.kernel_name, "__half")) << c.kernel_name;
     EXPECT_LE(c.launch.shared_bytes, 232448) << c.kernel_name;
   }
-  return candidates;
+  return std::move(candidates);
 }
 
 size_t count_valid(const std::vector<Candidate>& candidates, int aligned = -1) {
@@ -272,6 +326,51 @@ TEST(GemmMmaConfig, TinyUnalignedProblemHasAValidCandidate) {
   if (!std::filesystem::exists(gemm_config)) GTEST_SKIP() << gemm_config << " does not exist yet";
   auto candidates = enumerate_gemm(1, 1);
   EXPECT_GE(count_valid(candidates, 0), 1u);
+}
+
+
+// The walk against the definition it speeds up: a combination is kept exactly when, evaluated on
+// its own, every derived value and every constraint it reaches holds. Every built-in config, at
+// the first and last of its own problems, on random combinations of its product.
+TEST(Enumerate, TheWalkKeepsWhatCheckingEachCombinationAloneKeeps) {
+  std::mt19937_64 random(20261130);
+  for (const KernelFamily* family : all_families()) {
+    if (!family->declaration_file().empty()) continue;
+    for (std::string_view path : family->default_configs()) {
+      const SweepConfig config = parse_family_config(*family, *find_embedded(path), std::string(path));
+      const std::vector<Problem> problems = config_problems(config, config.problems).problems;
+      for (const Problem* problem : {&problems.front(), &problems.back()}) {
+        const Bindings context = family->context(*problem, arch_facts_offline("sm_90a"));
+        const Enumeration e = enumerate(config, context, family->placeholders(*problem));
+        int64_t product = 1;
+        for (const auto& [name, values] : config.parameters) product *= static_cast<int64_t>(values.size());
+        ASSERT_EQ(static_cast<int64_t>(e.candidates.size()) + e.ruled_out_total(), product) << path;
+        std::set<Bindings> kept;
+        for (const Candidate& c : e.candidates) kept.insert(c.params);
+
+        for (int n = 0; n < 4000; ++n) {
+          Bindings params, bindings = context;
+          for (const auto& [name, values] : config.parameters)
+            bindings[name] = params[name] = values[random() % values.size()];
+          bool holds = true, error = false;
+          try {
+            for (const auto& [name, expr] : config.derived) bindings[name] = expr.eval(bindings);
+          } catch (const ConfigError&) {
+            error = true;
+          }
+          for (size_t k = 0; k < config.constraints.size() && holds && !error; ++k) {
+            try {
+              holds = config.constraints[k].eval(bindings) != 0;
+            } catch (const ConfigError&) {
+              error = true;
+            }
+          }
+          if (error) continue;  // kept or counted, depending on what rules it out first
+          EXPECT_EQ(kept.count(params) > 0, holds) << path << " " << describe(*problem) << " " << fmt::format("{}", params);
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -131,7 +131,8 @@ TEST(GemmFamily, GemmMmaTakesFp8InLayoutRcFromAda) {
   const SweepConfig config = parse_family_config(family, *find_embedded("configs/gemm_mma.json"), "configs/gemm_mma.json");
   auto count_valid = [&](const Problem& p, const char* arch) {
     size_t valid = 0;
-    for (const Candidate& c : enumerate(config, family.context(p, arch_facts_offline(arch)), family.placeholders(p))) {
+    for (const Candidate& c :
+         enumerate(config, family.context(p, arch_facts_offline(arch)), family.placeholders(p)).candidates) {
       valid += c.valid;
       if (c.valid) {
         EXPECT_NE(c.kernel_name.find(p.dtype == "fp8" ? "__nv_fp8_e4m3, __nv_bfloat16" : "__half, __half"),
@@ -160,7 +161,7 @@ TEST(GemmFamily, ClusterSplitKLaunchesWholeClustersOfNonEmptySlicesInOneWave) {
     ArchFacts facts = arch_facts_offline(arch);
     facts.sm_count = 132;
     std::vector<Candidate> out;
-    for (Candidate& c : enumerate(config, family.context(p, facts), family.placeholders(p)))
+    for (Candidate& c : enumerate(config, family.context(p, facts), family.placeholders(p)).candidates)
       if (c.valid) out.push_back(std::move(c));
     return out;
   };

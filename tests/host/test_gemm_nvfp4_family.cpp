@@ -81,7 +81,7 @@ TEST(GemmNvfp4Family, DecodeConfigCoversUpToSixteenRowsAndSaysSoBeyond) {
   const SweepConfig config =
       parse_family_config(family, *find_embedded("configs/gemm_nvfp4.json"), "configs/gemm_nvfp4.json");
   auto candidates = [&](const Problem& p, const char* arch) {
-    return enumerate(config, family.context(p, arch_facts_offline(arch)), family.placeholders(p));
+    return enumerate(config, family.context(p, arch_facts_offline(arch)), family.placeholders(p)).candidates;
   };
   for (int64_t m : {1, 8, 9, 16}) {
     size_t valid = 0;
@@ -109,7 +109,7 @@ TEST(GemmNvfp4Family, PrefillConfigTakesSixteenRowsAndMoreOnHopperOnly) {
                                                  "configs/gemm_nvfp4_wgmma.json");
   auto valid = [&](const Problem& p, const char* arch) {
     size_t n = 0;
-    for (const Candidate& c : enumerate(config, family.context(p, arch_facts_offline(arch)), family.placeholders(p)))
+    for (const Candidate& c : enumerate(config, family.context(p, arch_facts_offline(arch)), family.placeholders(p)).candidates)
       n += c.valid;
     return n;
   };
@@ -139,7 +139,8 @@ TEST(GemmNvfp4Family, TailSplitOnlyWhereTheLastWaveHasRoom) {
   const SweepConfig config = parse_family_config(family, *find_embedded("configs/gemm_nvfp4_wgmma.json"),
                                                  "configs/gemm_nvfp4_wgmma.json");
   auto tail_split = [&](const Problem& p, int64_t block_t, int64_t split_k) {
-    for (const Candidate& c : enumerate(config, family.context(p, arch_facts_offline("sm_90a")), family.placeholders(p)))
+    for (const Candidate& c :
+         enumerate(config, family.context(p, arch_facts_offline("sm_90a")), family.placeholders(p)).candidates)
       if (c.valid && c.params.at("TAIL") == 1 && c.params.at("BLOCK_T") == block_t &&
           c.params.at("NUM_CONSUMERS") == 2 && c.params.at("SPLIT_K") == split_k) {
         EXPECT_EQ(c.bindings.at("WHOLE"), 396) << describe(p);  // three waves of 132

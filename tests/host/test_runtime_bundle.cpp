@@ -41,7 +41,7 @@ CacheEntry tuned_on_h100(const Problem& problem, const fs::path& config_file = {
                                                        std::string(family.default_configs().at(0)))
                                  : load_family_config(family, config_file);
   const std::vector<Candidate> all =
-      enumerate(config, family.context(problem, arch_facts_offline("sm_90a")), family.placeholders(problem));
+      enumerate(config, family.context(problem, arch_facts_offline("sm_90a")), family.placeholders(problem)).candidates;
   const auto valid = std::find_if(all.begin(), all.end(), [](const Candidate& c) { return c.valid; });
   EXPECT_NE(valid, all.end());
   CacheEntry e;

@@ -435,7 +435,7 @@ void replay_sweeps(bool reversed) {
       const bool swept = std::any_of(measured.median_ms.begin(), measured.median_ms.end(),
                                      [&](const auto& m) { return m.first.first == config.name; });
       if (!swept) continue;
-      auto some = enumerate_candidates(config, gemm, measured.problem, h100);
+      auto some = enumerate_candidates(config, gemm, measured.problem, h100).records;
       // The space the sweep measured: a tunable added to a config since then (gemm_mma's SPLIT)
       // keeps its first value, the one that runs the kernel as the sweep ran it.
       std::erase_if(some, [&](const CandidateRecord& rec) {
@@ -508,7 +508,7 @@ TEST(SearchOrder, GemmSplitKPartialsCostDramTimeOnlyBeyondHalfTheL2) {
     h100.l2_bytes = l2_bytes;
     const std::string path = "configs/gemm_wgmma.json";
     const SweepConfig config = parse_family_config(gemm, *find_embedded(path), path);
-    for (const CandidateRecord& r : enumerate_candidates(config, gemm, problem, h100))
+    for (const CandidateRecord& r : enumerate_candidates(config, gemm, problem, h100).records)
       if (r.estimate && r.params.at("BLOCK_M") == 128 && r.params.at("BLOCK_N") == 64 &&
           r.params.at("CLUSTER_M") == 1 && r.params.at("NUM_STAGES") == 6 && r.params.at("EPILOGUE") == 1 &&
           r.params.at("NUM_CONSUMERS") == 1 && r.params.at("GROUP_M") == 8 && r.params.at("STREAM_K") == 0 &&

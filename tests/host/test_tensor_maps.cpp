@@ -24,7 +24,7 @@ TEST(TensorMaps, BoxesAreEvaluatedPerCandidate) {
       config_with(R"j({"A": {"box": ["128 / elem_bytes", "BLOCK_M"], "swizzle": 128}, "B": {"box": [64, 32]}})j"),
       "t.json", kContext, {}, kOperands);
   ASSERT_EQ(c.tensor_maps.size(), 2u);
-  auto cands = enumerate(c, {{"M", 256}, {"N", 256}, {"K", 256}, {"elem_bytes", 2}}, {});
+  auto cands = enumerate(c, {{"M", 256}, {"N", 256}, {"K", 256}, {"elem_bytes", 2}}, {}).candidates;
   ASSERT_EQ(cands.size(), 2u);
   const Launch& l = cands[1].launch;
   ASSERT_EQ(l.tensor_maps.size(), 2u);
@@ -48,7 +48,7 @@ TEST(TensorMaps, OutputMayBeATensorMap) {
   SweepConfig c = parse_sweep_config(config_with(R"j({"C": {"box": ["64", "BLOCK_M"], "swizzle": 128}})j"),
                                      "t.json", kContext, {}, kOperands);
   ASSERT_EQ(c.tensor_maps.size(), 1u);
-  auto cands = enumerate(c, {{"M", 256}, {"N", 256}, {"K", 256}, {"elem_bytes", 2}}, {});
+  auto cands = enumerate(c, {{"M", 256}, {"N", 256}, {"K", 256}, {"elem_bytes", 2}}, {}).candidates;
   ASSERT_EQ(cands[0].launch.tensor_maps.size(), 1u);
   EXPECT_EQ(cands[0].launch.tensor_maps[0].operand, "C");
   EXPECT_EQ(cands[0].launch.tensor_maps[0].box[1], 64);
