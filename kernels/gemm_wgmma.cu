@@ -1053,10 +1053,10 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
           // wgmma as the stage lands. With bulk scale copies, in one default search each at
           // M = 4096 (not all the same winners), that was 0.7-4.1% faster than the wait first
           // (results/h200/blockscaled-bulk-s39, call 1). At M = 64 and 128 this kernel (warp 1's
-          // copies, promotion first) was 1-2% slower on the mean than the one before it (warp 1's
-          // copies, wait first), 7-10% on three problems (same README, call 4). The order is not
-          // the cause: the wait first for warp 1's copies alone was level (0.2% lower on the mean,
-          // results/h200/wait-first-s40).
+          // copies, promotion first) was 0.9-2.2% slower on the mean than the one before it
+          // (warp 1's copies, wait first), 7-10% on three problems (same README, call 4). The
+          // wait first for warp 1's copies alone did not bring it back (0.2% lower on the mean
+          // on the same configurations, results/h200/wait-first-s40).
           issue_scaled(s);
           read_scales(s, kt);
           wgmma_wait<0>();
