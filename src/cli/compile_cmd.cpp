@@ -10,6 +10,8 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
@@ -61,8 +63,11 @@ Tally report(const SweepCandidates& candidates, bool verbose) {
                    r.compile.from_cache ? " (cached)" : "");
     }
   }
-  // What the constraints ruled out is counted, with -v too: it is most of a large sweep.
-  for (const auto& [reason, n] : invalid_reasons) fmt::print("  {:>5} invalid: {}\n", n, reason);
+  // What the constraints ruled out is counted, with -v too: it is most of a large sweep. Most
+  // first: gemm_wgmma's constraints give about twenty reasons a problem.
+  std::vector<std::pair<std::string, int>> by_count(invalid_reasons.begin(), invalid_reasons.end());
+  std::stable_sort(by_count.begin(), by_count.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (const auto& [reason, n] : by_count) fmt::print("  {:>6} invalid: {}\n", n, reason);
   return t;
 }
 
