@@ -237,10 +237,10 @@ class Walk {
 
   // A combination every constraint allows.
   void bottom() {
-    Candidate c;
-    c.params = params_;
     for (const std::string& error : derived_error_)
       if (!error.empty()) return push_invalid(error);
+    Candidate c;
+    c.params = params_;
     c.bindings = bindings_;
     keep(finish(config_, plan_, std::move(c), placeholders_));
   }
