@@ -26,7 +26,8 @@
 //   A row-major {BLOCK_K, BLOCK_M}      A column-major {SWIZZLE_ELEMS, BLOCK_K}
 //   B row-major {SWIZZLE_ELEMS, BLOCK_K}  B column-major {BLOCK_K, BLOCK_N / CLUSTER_M}
 // (SWIZZLE_ELEMS = 128 / sizeof(T): 64 16-bit, 32 float elements)
-//   C           {128 / sizeof(OutT), WG_M}: a consumer's rows (BLOCK_M / NUM_CONSUMERS, or BLOCK_M with PINGPONG)
+//   C           {128 / sizeof(OutT), C_ROWS}: a consumer's rows (BLOCK_M / NUM_CONSUMERS, or BLOCK_M with PINGPONG
+//               or SWAP)
 // (a 128-byte swizzle row holds 128 bytes of elements, so a 16-bit M- or N-contiguous tile
 // arrives as BLOCK_M/64 or BLOCK_N/64 boxes, and C leaves as 128-byte-wide column panels; in a
 // cluster each CTA fetches 1/CLUSTER_M of the B tile). C is the plain pointer the direct-store
@@ -60,8 +61,8 @@
 //   BLOCK_K        k depth of one stage: one 128-byte swizzle row (64 16-bit, 32 float, 128 fp8).
 //   NUM_STAGES     depth of the shared-memory ring, >= 2.
 //   NUM_CONSUMERS  consumer warpgroups, 1 or 2; each owns WG_M = BLOCK_M/NUM_CONSUMERS rows of a
-//                  tile (cooperative) and keeps WG_M*BLOCK_N/128 fp32 accumulators per thread
-//                  (<= 128).
+//                  tile (cooperative; with SWAP BLOCK_N/NUM_CONSUMERS columns, a multiple of 64)
+//                  and keeps WG_M*BLOCK_N/128 fp32 accumulators per thread (<= 128).
 //   PINGPONG       0 or 1 (with NUM_CONSUMERS 2, data-parallel, 16-bit or fp8 operands): the
 //                  two consumers take the CTA's tiles in turns, each a whole tile (WG_M = BLOCK_M),
 //                  so that one stores its tile while the other's main loop keeps the tensor
@@ -135,9 +136,15 @@
 // previous group has retired. The rows each thread holds are chosen for conflict-free loads
 // (fragment_row); the epilogue places them. Shared-memory traffic is then what wgmma reading the
 // tile itself would cost, where transposing it costs a second write and read of it. With both
-// operands row-major (rr, SWAP) wgmma's M runs over the B tile's BLOCK_N columns of C and its N
-// over the consumer's WG_M rows of A, so each thread holds 4 (2) consecutive columns of C at each
-// of its rows: 16-byte stores, straight (EPILOGUE 0) or through the staged tile (EPILOGUE 1).
+// operands row-major (rr, SWAP) wgmma's M runs over the consumer's BLOCK_N / NUM_CONSUMERS
+// columns of C (its panels of the B tile) and its N over all BLOCK_M rows of A, so each thread
+// holds 4 (2) consecutive columns of C at each of its rows: 16-byte stores, straight (EPILOGUE 0)
+// or through the staged tile (EPILOGUE 1). Splitting the columns rather than the rows keeps each
+// consumer's fragment loads to its own half of the B tile and reads A's tile once a k-step with
+// one m64n256 wgmma in a 256 x 128 tile: cuBLAS's TF32 kernel for this layout
+// (sm90_xmma_gemm_..._tilesize128x256x32_warpgroupsize2x1x1) splits so, and at 5888^3 ncu had
+// the shared-memory pipe 87% busy in the row-split kernel, 94% in cuBLAS's
+// (results/h200/tf32-split-n-s41).
 //
 // Transposing (B row-major with A column-major, TF32). A stage of such an operand arrives,
 // as a 16-bit M/N-major one would, in 32-wide panels of BLOCK_K rows, into a "raw" ring beside
@@ -519,18 +526,28 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
   constexpr int CHUNK = SWIZZLE_ROW / E;           // elements in one swizzle row
   // Rows of one consumer warpgroup: its share of the tile, or with PINGPONG the whole tile.
   constexpr int WG_M = PINGPONG ? BLOCK_M : BLOCK_M / NUM_CONSUMERS;
-  // The consumer's rows within the tile's operands and C: 0 when each consumer takes whole tiles.
-  constexpr int CONSUMER_ROWS = PINGPONG ? 0 : WG_M;
   // Float operands that are M/N-major in memory (see "Registers" above): with A column-major the
   // consumers read A's tile into registers; with both row-major (SWAP) B's tile is wgmma's A, read
-  // into registers, and the consumer's rows of A's (K-major) tile its B, so the accumulators hold
-  // Cᵀ; with A column-major and B row-major, B is transposed in shared memory as well.
+  // into registers, and A's (K-major) tile its B, so the accumulators hold Cᵀ; with A column-major
+  // and B row-major, B is transposed in shared memory as well.
   constexpr bool SWAP = E == 4 && A_ROW_MAJOR && B_ROW_MAJOR;
   constexpr bool A_REGS = E == 4 && !A_ROW_MAJOR;
   constexpr bool REGS = SWAP || A_REGS;            // wgmma's A from registers
   constexpr bool TRANS_B = E == 4 && B_ROW_MAJOR && !A_ROW_MAJOR;
-  constexpr int WM = SWAP ? BLOCK_N : WG_M;        // wgmma's M extent per consumer (its rows)
-  constexpr int WN = SWAP ? WG_M : BLOCK_N;        // and its N
+  // With SWAP the consumers split the tile's columns, not its rows: each takes BLOCK_N /
+  // NUM_CONSUMERS columns of C as wgmma's M and all BLOCK_M rows as its N, so a 256 x 128 tile
+  // runs one m64n256 wgmma a consumer and k-step, where splitting rows ran two m64n128, each
+  // reading the consumer's rows of A's tile again, and both consumers loaded all of B's tile into
+  // registers (see "Registers" above).
+  constexpr int WM = SWAP ? BLOCK_N / NUM_CONSUMERS : WG_M;  // wgmma's M extent per consumer (its rows)
+  constexpr int WN = SWAP ? BLOCK_M : BLOCK_N;               // and its N
+  // The consumer's rows and columns within the tile's operands and C: 0 when each consumer takes
+  // whole tiles (PINGPONG), and rows or columns as it splits them.
+  constexpr int CONSUMER_ROWS = PINGPONG || SWAP ? 0 : WG_M;
+  constexpr int CONSUMER_COLS = SWAP && NUM_CONSUMERS > 1 ? WM : 0;  // a lone consumer's offsets fold away
+  // A consumer's share of C: its rows and its columns (the epilogue's tile).
+  constexpr int C_ROWS = SWAP ? BLOCK_M : WG_M;
+  constexpr int C_COLS = SWAP ? WM : BLOCK_N;
   constexpr int MI = WM / 64;                      // m64 wgmma per k-step
   constexpr int KSTEPS = BLOCK_K * E / 32;         // k-steps per stage: each reads 32 bytes of K
   constexpr int ACC = WN / 2;                      // fp32 accumulators per thread per m64
@@ -538,12 +555,12 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
   constexpr int A_STAGE = BLOCK_M * BLOCK_K * E;
   constexpr int B_STAGE = BLOCK_N * BLOCK_K * E;
   constexpr int PANEL = BLOCK_K * SWIZZLE_ROW;     // one CHUNK-wide M/N panel of an M/N-major tile
-  constexpr int C_PANEL = WG_M * SWIZZLE_ROW;      // one 128-byte-wide column panel of C
+  constexpr int C_PANEL = C_ROWS * SWIZZLE_ROW;    // one 128-byte-wide column panel of C
   constexpr int C_PANEL_COLS = SWIZZLE_ROW / OE;
   // Whole column panels of one consumer's C tile, and the columns past them (a tile 144-240 wide
   // only), which go straight to memory from registers: a panel store would overrun the tile.
-  constexpr int C_PANELS = BLOCK_N / C_PANEL_COLS;
-  constexpr int C_TAIL_COLS = BLOCK_N - C_PANELS * C_PANEL_COLS;
+  constexpr int C_PANELS = C_COLS / C_PANEL_COLS;
+  constexpr int C_TAIL_COLS = C_COLS - C_PANELS * C_PANEL_COLS;
   // One consumer's share of the C staging memory: its whole tile (EPILOGUE 1) or two panels.
   constexpr int C_WG_TILE = EPILOGUE == 2 ? 2 * C_PANEL : C_PANELS * C_PANEL;
   constexpr bool TRANSPOSES = TRANS_B;
@@ -609,6 +626,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
   static_assert((PINGPONG || MI * ACC <= 128) && MI * ACC + FRAG_REGS + 40 <= CONSUMER_REGS,
                 "accumulators do not fit the consumer's registers");
   static_assert(!SWAP || EPILOGUE != 2, "SWAP stores C through registers or the whole staged tile");
+  static_assert(!SWAP || (WM % 64 == 0 && WN <= 256), "SWAP: BLOCK_N / NUM_CONSUMERS a multiple of 64");
   static_assert(BLOCK_SCALED == 0 || ((BLOCK_SCALED == 1 || BLOCK_SCALED == 2) && KIND == Kind::e4m3),
                 "block scales (BLOCK_SCALED 1: copied by warp 1, 2: by the TMA thread in bulk): fp8 operands");
   static_assert(!BLOCK_SCALED || 2 * MI * ACC + 40 <= CONSUMER_REGS,
@@ -885,7 +903,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
     // Descriptors of stage 0, k-step 0, this consumer's first m64 slice. K-major tiles are rows
     // of 128 bytes (8-row groups 1024 bytes apart) and a k-step moves 32 bytes along the row;
     // M/N-major tiles are 64-wide panels of BLOCK_K rows and a k16 step moves 16 rows (2048 B).
-    // With SWAP, wgmma's B is this consumer's rows of A's tile.
+    // With SWAP, wgmma's B is A's whole tile.
     constexpr unsigned A_KSTEP = A_KMAJOR ? 32 : 16 * SWIZZLE_ROW;
     constexpr unsigned B_KSTEP = SWAP ? 32 : B_KMAJOR ? 32 : 16 * SWIZZLE_ROW;
     constexpr unsigned A_MSTEP = A_KMAJOR ? 64 * SWIZZLE_ROW : PANEL;  // next m64 slice
@@ -895,9 +913,10 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
     const unsigned desc_a0 = desc_lo(a_tiles + consumer * (CONSUMER_ROWS / 64) * A_MSTEP, A_KMAJOR ? 16 : PANEL);
     const unsigned desc_b0 = SWAP ? desc_lo(a_tiles + consumer * CONSUMER_ROWS * SWIZZLE_ROW, 16)
                                   : desc_lo(b_tiles, B_KMAJOR ? 16 : PANEL);
-    // wgmma's A from registers: the M/N-major tile it comes from (B's with SWAP, else this
-    // consumer's panels of A's) and the tile row each accumulator row (mi, h) stands for.
-    const unsigned frag_tiles = SWAP ? b_tiles : a_tiles + consumer * (CONSUMER_ROWS / CHUNK) * PANEL;
+    // wgmma's A from registers: the M/N-major tile it comes from (this consumer's panels of B's
+    // with SWAP, else of A's) and the tile row each accumulator row (mi, h) stands for.
+    const unsigned frag_tiles = SWAP ? b_tiles + consumer * (CONSUMER_COLS / CHUNK) * PANEL
+                                     : a_tiles + consumer * (CONSUMER_ROWS / CHUNK) * PANEL;
     constexpr int FRAG_STAGE = SWAP ? B_STAGE : A_STAGE;
     auto acc_row = [&](int mi, int h) {
       return REGS ? fragment_row<MI>(mi, h, warp, lane) : mi * 64 + warp * 16 + h * 8 + lane / 4;
@@ -958,7 +977,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
       if (PINGPONG && unit > 1) named_barrier_sync(3 + consumer, 256);
       const KtuneTile t = ktune_grouped_tile(tile, tiles_m, tiles_n, GROUP_M);
       const int m0 = (t.m * CLUSTER_M + rank) * BLOCK_M + consumer * CONSUMER_ROWS;  // this consumer's rows
-      const int n0 = t.n * BLOCK_N;
+      const int n0 = t.n * BLOCK_N + consumer * CONSUMER_COLS;  // and columns
       if constexpr (BLOCK_SCALED && BLOCK_N % 128 != 0) b_half = n0 % 128 ? 16 : 0;
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi)
