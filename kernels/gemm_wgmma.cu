@@ -55,8 +55,10 @@
 // swizzle period, and holds the mbarriers).
 //
 // Tunables (names as in configs/gemm_wgmma.json, which restates every constraint below):
-//   BLOCK_M        rows of the block tile: 64 or 128 per consumer warpgroup.
-//   BLOCK_N        columns of the block tile and the N of each wgmma (the M with SWAP): 64, 128, 192 or 256 (192:
+//   BLOCK_M        rows of the block tile: 64 or 128 per consumer warpgroup (with SWAP every consumer takes
+//                  all of them as wgmma's N).
+//   BLOCK_N        columns of the block tile and the N of each wgmma (with SWAP, BLOCK_N / NUM_CONSUMERS is
+//                  its M): 64, 128, 192 or 256 (192:
 //                  96 tiles of 128x192 fill 1536^2 where 128x256 leaves 60 of 132 SMs idle).
 //   BLOCK_K        k depth of one stage: one 128-byte swizzle row (64 16-bit, 32 float, 128 fp8).
 //   NUM_STAGES     depth of the shared-memory ring, >= 2.
@@ -142,9 +144,10 @@
 // or through the staged tile (EPILOGUE 1). Splitting the columns rather than the rows keeps each
 // consumer's fragment loads to its own half of the B tile and reads A's tile once a k-step with
 // one m64n256 wgmma in a 256 x 128 tile: cuBLAS's TF32 kernel for this layout
-// (sm90_xmma_gemm_..._tilesize128x256x32_warpgroupsize2x1x1) splits so, and at 5888^3 ncu had
-// the shared-memory pipe 87% busy in the row-split kernel, 94% in cuBLAS's
-// (results/h200/tf32-split-n-s41).
+// (sm90_xmma_gemm_..._tilesize128x256x32_warpgroupsize2x1x1) splits so. At 5888^3 ncu had it
+// issue half the wgmma instructions of ktune's winner then (m64n256 against m64n128, in a
+// 128 x 128 tile two CTAs an SM) for as many shared-memory wavefronts, its tensor pipe 90% busy
+// against 83%, in 0.92 times the cycles (results/h200/tf32-split-n-s41, call 1).
 //
 // Transposing (B row-major with A column-major, TF32). A stage of such an operand arrives,
 // as a 16-bit M/N-major one would, in 32-wide panels of BLOCK_K rows, into a "raw" ring beside
@@ -539,7 +542,7 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
   // runs one m64n256 wgmma a consumer and k-step, where splitting rows ran two m64n128, each
   // reading the consumer's rows of A's tile again, and both consumers loaded all of B's tile into
   // registers (see "Registers" above).
-  constexpr int WM = SWAP ? BLOCK_N / NUM_CONSUMERS : WG_M;  // wgmma's M extent per consumer (its rows)
+  constexpr int WM = SWAP ? BLOCK_N / NUM_CONSUMERS : WG_M;  // wgmma's M extent per consumer (C's columns with SWAP)
   constexpr int WN = SWAP ? BLOCK_M : BLOCK_N;               // and its N
   // The consumer's rows and columns within the tile's operands and C: 0 when each consumer takes
   // whole tiles (PINGPONG), and rows or columns as it splits them.
@@ -1313,8 +1316,8 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
       } else if constexpr (EPILOGUE == 0) {
         store_direct(0, BLOCK_N / 8);
       } else {
-        // Staging: this consumer's WG_M × BLOCK_N outputs as 128-byte-wide column panels of
-        // WG_M rows, 128-byte swizzled (16-byte chunk c of row r at chunk c ^ (r % 8)), the
+        // Staging: this consumer's C_ROWS × C_COLS outputs as 128-byte-wide column panels of
+        // C_ROWS rows, 128-byte swizzled (16-byte chunk c of row r at chunk c ^ (r % 8)), the
         // layout of tmC's box, so the 8 rows a warp writes at once hit different banks.
         // EPILOGUE 1 stages the whole tile and stores it at once. EPILOGUE 2 stages one panel
         // at a time in two alternating slots, storing each as soon as it is written, so that
