@@ -72,6 +72,30 @@ __device__ __forceinline__ void add_columns(float* p, const float (&v)[4]) {
   for (int i = 0; i < 4; ++i) atomicAdd(p + i, v[i]);
 }
 
+// G consecutive floats of shared memory in one access (G = 1, 2 or 4; p aligned to 4 G bytes).
+template <int G>
+__device__ __forceinline__ void load_floats(const float* p, float* v) {
+  if constexpr (G == 4) {
+    const float4 t = *reinterpret_cast<const float4*>(p);
+    v[0] = t.x, v[1] = t.y, v[2] = t.z, v[3] = t.w;
+  } else if constexpr (G == 2) {
+    const float2 t = *reinterpret_cast<const float2*>(p);
+    v[0] = t.x, v[1] = t.y;
+  } else {
+    v[0] = *p;
+  }
+}
+template <int G>
+__device__ __forceinline__ void store_floats(float* p, const float* v) {
+  if constexpr (G == 4) {
+    *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
+  } else if constexpr (G == 2) {
+    *reinterpret_cast<float2*>(p) = make_float2(v[0], v[1]);
+  } else {
+    *p = v[0];
+  }
+}
+
 }  // namespace layernorm_bwd_detail
 
 template <typename T, int COLS, int VEC_BYTES, int ROW_THREADS, int PREFETCH = 0, int GROUPS = 1, int REG_PARTIALS = 0,
@@ -116,12 +140,17 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
   const auto col_of = [&](int k) { return share.head + (lane + k * ROW_THREADS) * V; };
 
   // Registers are what bounds the row length: x, dy and w stay packed in their storage type
-  // between uses (unpacked again for dx), and the dW/dB partials live in shared memory, laid out
-  // [k][j][thread] so that a warp's accesses fall in distinct banks.
+  // between uses (unpacked again for dx), and the dW/dB partials live in shared memory. A thread
+  // reads and writes its partials of a vector G floats to an access (one 16-byte access for four
+  // columns, where four scalar ones cost four issue slots: the rows' loop issues its shared-memory
+  // traffic, not only waits on it), laid out [k][chunk][thread][G] so that a warp's accesses are
+  // consecutive and fall in distinct banks in each quarter-warp phase (stage 2, once a launch,
+  // reads a column's slots 16 bytes apart across threads: four-way conflicts there).
   extern __shared__ __align__(16) float partials[];  // 2 * PER * V * THREADS floats: dw's, then db's (16: the ring's bulk copies)
   float* dw_part = partials;
   float* db_part = partials + PER * V * THREADS;
-  const auto at = [](int k, int j, int thread) { return (k * V + j) * THREADS + thread; };
+  constexpr int G = V >= 4 ? 4 : V, CHUNKS = V / G;
+  const auto at = [](int k, int j, int thread) { return ((k * CHUNKS + j / G) * THREADS + thread) * G + j % G; };
   R w_raw[PER];
   float w_loose[LOOSE], dw_loose[LOOSE], db_loose[LOOSE];
   float dw_reg[REG_PARTIALS ? PER : 1][V], db_reg[REG_PARTIALS ? PER : 1][V];
@@ -265,6 +294,14 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
       unpack<T, V>(cur.x[k], xv);
       unpack<T, V>(cur.dy[k], dyv);
       unpack<T, V>(w_raw[k], wv);
+      float dw_now[V], db_now[V];  // the shared partials of this vector, G floats an access
+      if constexpr (!REG_PARTIALS) {
+#pragma unroll
+        for (int c = 0; c < CHUNKS; ++c) {
+          load_floats<G>(&dw_part[at(k, c * G, threadIdx.x)], &dw_now[c * G]);
+          load_floats<G>(&db_part[at(k, c * G, threadIdx.x)], &db_now[c * G]);
+        }
+      }
 #pragma unroll
       for (int j = 0; j < V; ++j) {
         const float xhat = (xv[j] - mu) * rs, g = wv[j] * dyv[j];  // g is 0 past the row
@@ -274,8 +311,15 @@ __global__ void __launch_bounds__(ROW_THREADS * GROUPS)
           dw_reg[k][j] += dyv[j] * xhat;  // dy is 0 past the row
           db_reg[k][j] += dyv[j];
         } else {
-          dw_part[at(k, j, threadIdx.x)] += dyv[j] * xhat;
-          db_part[at(k, j, threadIdx.x)] += dyv[j];
+          dw_now[j] += dyv[j] * xhat;
+          db_now[j] += dyv[j];
+        }
+      }
+      if constexpr (!REG_PARTIALS) {
+#pragma unroll
+        for (int c = 0; c < CHUNKS; ++c) {
+          store_floats<G>(&dw_part[at(k, c * G, threadIdx.x)], &dw_now[c * G]);
+          store_floats<G>(&db_part[at(k, c * G, threadIdx.x)], &db_now[c * G]);
         }
       }
     }
