@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Session 43, call 1: LayerNorm backward's shared partials in 16-byte accesses (N, the working
 # tree's kernel, embedded) against HEAD's kernel (A, ab/old) in turns over five problems; the
-# pinned 4000 x 5001 winner config at 1056-16000 rows (fixed cost against the copy's); ncu with
+# pinned config (ab/pin.json: N's L2_AHEAD 0 configuration, second to the L2_AHEAD 2 winner) at 1056-16000 rows (fixed cost against the copy's); ncu with
 # the SASS page of N's 4000 x 5001 winner; the backward's GPU tests first.
 set -uo pipefail
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}

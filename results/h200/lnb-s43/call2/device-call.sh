@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session 43, call 2: where LayerNorm backward's fixed cost goes at 4000 x 5001 fp16. ncu kernel
-# durations of the pinned winner config (ab/pin.json) for four kernels: v0 the working tree's, v1
+# durations of the pinned config (ab/pin.json, L2_AHEAD 0: second in N's searches) for four kernels: v0 the working tree's, v1
 # without stage 2 (wrong dW/dB: fails verification, profiled anyway), v3 one thread's fence before
 # the arrivals, v4 stage 2 without its atomics (wrong dW/dB); at 4000 and 264 rows.
 set -uo pipefail

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Session 43, call 5: stage 2 reading a quad's partials as whole 16-byte chunks (Q, the working
 # tree's kernel, embedded) against 7d521d0's kernel (P, ab/prev). The backward's GPU tests; ncu
-# durations of the pinned 4000 x 5001 fp16 winner config (ab/pin.json) at 264 and 4000 rows;
+# durations of the pinned 4000 x 5001 fp16 config (ab/pin.json, L2_AHEAD 0: second in N's searches) at 264 and 4000 rows;
 # events of the same in turns; each kernel's default search over ab/lnb-suite.json, P then Q.
 set -uo pipefail
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
