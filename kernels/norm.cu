@@ -66,38 +66,58 @@ __device__ __forceinline__ T normalize_one(float v, const T* w, const T* b, int 
   else return from_float<T>((v - mean) * rstd * to_float(w[col]) + to_float(b[col]));
 }
 
-// w's (or b's) elements for vector i of a row's whole vectors, which start at column `head`: a
-// vector load for every vector of an unshifted row, and, for vectors of eight 16-bit elements, of
-// a shifted row that happens to start on a boundary (head % V == 0). Off a boundary (the offset is
-// the row's, the same for every thread of the row), such a vector comes from the two aligned
-// vectors it straddles, shifted into place with funnel shifts: two loads instead of eight made
-// LayerNorm at 4096 x 5001 with 16-byte vectors 0.0372 -> 0.0327 ms on an H200
-// (results/h200/norms-s24). Narrower vectors are loaded an element at a time: there the two loads
-// and the shifts measured slower (8-byte vectors 0.0310 -> 0.0346 ms). The last vector of a row,
-// whose second would reach past the end of p, goes element by element too.
-template <typename T, int V, typename R, bool SHIFTED, int COLS>
+// A row's offset from a vector boundary (elements), as a type: code that depends on it is
+// compiled once per offset (with_row_offset), so the shifts below take constant amounts.
+template <int N> struct RowOffset { static constexpr int value = N; };
+
+// Calls f(RowOffset<off>{}) for off < N; N = 1 calls f(RowOffset<0>{}) whatever off is. Every
+// thread of a row has the same off, so the branch does not diverge.
+template <int N, typename F>
+__device__ __forceinline__ void with_row_offset(int off, F&& f) {
+  if constexpr (N <= 1) {
+    f(RowOffset<0>{});
+  } else {
+    if (off == N - 1) f(RowOffset<N - 1>{});
+    else with_row_offset<N - 1>(off, f);
+  }
+}
+
+// How many offsets a kernel compiles its parameter loads for: a shifted row of vectors of eight
+// or more elements takes its w and b vectors from the two aligned vectors each straddles
+// (param_vec), shifted by the row's offset, known at compile time; otherwise one path.
+template <typename T, int V, int COLS>
+constexpr int param_offsets() { return COLS % V != 0 && V >= 8 ? V : 1; }
+
+// w's (or b's) elements for vector i of a row's whole vectors, which start at column `head`, with
+// OFF = head % V where param_offsets() > 1: a vector load for every vector of an unshifted row and
+// of a shifted row that happens to start on a boundary (OFF 0). Off a boundary, such a vector
+// comes from the two aligned vectors it straddles, shifted into place: two loads instead of eight
+// made LayerNorm at 4096 x 5001 with 16-byte vectors 0.0372 -> 0.0327 ms on an H200
+// (results/h200/norms-s24). The shift is by a constant (a funnel shift a word, or none for a whole
+// word's offset), compiled once per offset, where the run-time shift selected each word among the
+// offsets: LayerNorm at 2000 x 12289 fp16 with 16-byte vectors and 256 threads a row went 0.0409
+// -> 0.0384 ms by the events and 34.1 -> 30.9 us by ncu (results/h200/norm-offsets-s44); its
+// other problems there were level. Narrower vectors are loaded an element at a time: there the
+// two loads and run-time shifts measured slower (8-byte vectors 0.0310 -> 0.0346 ms). The last
+// vector of a row, whose second would reach past the end of p, goes element by element too.
+template <typename T, int V, typename R, bool SHIFTED, int COLS, int OFF>
 __device__ __forceinline__ R param_vec(const T* p, int head, int i) {
   const R* vecs = reinterpret_cast<const R*>(p);
   if constexpr (SHIFTED) {
     const int col = head + i * V;
     R raw;
-    if constexpr (V >= 8) {
-      const int base = col / V, off = col % V;
-      if (off == 0) return vecs[base];
-      if ((base + 2) * V <= COLS) {
+    if constexpr (param_offsets<T, V, COLS>() > 1) {
+      const int base = col / V;
+      if constexpr (OFF == 0) {
+        return vecs[base];
+      } else if ((base + 2) * V <= COLS) {
         constexpr int WORDS = sizeof(R) / 4;
+        constexpr int BITS = OFF * static_cast<int>(sizeof(T)) * 8, Q = BITS / 32, S = BITS % 32;
         const R pair[2] = {vecs[base], vecs[base + 1]};
         const unsigned* c = reinterpret_cast<const unsigned*>(pair);
         unsigned out[WORDS];
-        const int bits = off * static_cast<int>(sizeof(T)) * 8, q = bits / 32, r = bits % 32;
 #pragma unroll
-        for (int j = 0; j < WORDS; ++j) {
-          unsigned lo = c[j], hi = c[j + 1];  // q is small: selects, not local memory
-#pragma unroll
-          for (int t = 1; t < WORDS; ++t)
-            if (q == t) lo = c[j + t], hi = c[j + t + 1];
-          out[j] = __funnelshift_r(lo, hi, r);
-        }
+        for (int j = 0; j < WORDS; ++j) out[j] = S ? __funnelshift_r(c[j + Q], c[j + Q + 1], S) : c[j + Q];
         return *reinterpret_cast<const R*>(out);
       }
     }
@@ -160,13 +180,17 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
   // PRELOAD: w and b fetched now, beside x, rather than after the reductions, where their latency
   // (L2 at best) would be the last step of every row's chain: it tells when the rows are few.
   R w_held[PRELOAD ? PER : 1], b_held[PRELOAD && !RMS ? PER : 1];
+  constexpr int OFFSETS = param_offsets<T, V, COLS>();
   if constexpr (PRELOAD) {
+    with_row_offset<OFFSETS>(head % V, [&](auto off) {
+      constexpr int OFF = decltype(off)::value;
 #pragma unroll
-    for (int k = 0; k < PER; ++k)
-      if (part.held(k)) {
-        w_held[k] = param_vec<T, V, R, SHIFTED, COLS>(w, head, lane + k * ROW_THREADS);
-        if constexpr (!RMS) b_held[k] = param_vec<T, V, R, SHIFTED, COLS>(b, head, lane + k * ROW_THREADS);
-      }
+      for (int k = 0; k < PER; ++k)
+        if (part.held(k)) {
+          w_held[k] = param_vec<T, V, R, SHIFTED, COLS, OFF>(w, head, lane + k * ROW_THREADS);
+          if constexpr (!RMS) b_held[k] = param_vec<T, V, R, SHIFTED, COLS, OFF>(b, head, lane + k * ROW_THREADS);
+        }
+    });
   }
   sum = group_reduce<ROW_THREADS, ROWS_PER_BLOCK>(sum, SumOp{}, scratch);
   float mean = 0, rstd;
@@ -190,17 +214,24 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
     if (!RMS) mean_out[row] = mean;
     rstd_out[row] = rstd;
   }
+  if constexpr (PRELOAD) {
 #pragma unroll
-  for (int k = 0; k < PER; ++k) {
-    const int i = lane + k * ROW_THREADS;
-    if (!part.held(k)) continue;
-    if constexpr (PRELOAD) {
-      store_vec<STREAMING>(out + i, normalize<T, V, RMS>(v[k], w_held[k], RMS ? nullptr : &b_held[RMS ? 0 : k], mean, rstd));
-    } else {
-      const R w_raw = param_vec<T, V, R, SHIFTED, COLS>(w, head, i);
-      const R b_raw = RMS ? w_raw : param_vec<T, V, R, SHIFTED, COLS>(b, head, i);
-      store_vec<STREAMING>(out + i, normalize<T, V, RMS>(v[k], w_raw, &b_raw, mean, rstd));
-    }
+    for (int k = 0; k < PER; ++k)
+      if (part.held(k))
+        store_vec<STREAMING>(out + lane + k * ROW_THREADS,
+                             normalize<T, V, RMS>(v[k], w_held[k], RMS ? nullptr : &b_held[RMS ? 0 : k], mean, rstd));
+  } else {
+    with_row_offset<OFFSETS>(head % V, [&](auto off) {
+      constexpr int OFF = decltype(off)::value;
+#pragma unroll
+      for (int k = 0; k < PER; ++k) {
+        const int i = lane + k * ROW_THREADS;
+        if (!part.held(k)) continue;
+        const R w_raw = param_vec<T, V, R, SHIFTED, COLS, OFF>(w, head, i);
+        const R b_raw = RMS ? w_raw : param_vec<T, V, R, SHIFTED, COLS, OFF>(b, head, i);
+        store_vec<STREAMING>(out + i, normalize<T, V, RMS>(v[k], w_raw, &b_raw, mean, rstd));
+      }
+    });
   }
 #pragma unroll
   for (int q = 0; q < LOOSE; ++q)
@@ -317,16 +348,23 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
       to_sum += value;
     }
   };
+  constexpr int OFFSETS = param_offsets<T, V, COLS>();
 #pragma unroll
   for (int k = 0; k < PER; ++k) {
     const int i = first + threadIdx.x + k * BLOCK;
-    if (held(k)) {
-      unpack<T, V>(in[i], v[k]);
-      if constexpr (PRELOAD) {
-        w_held[k] = param_vec<T, V, R, SHIFTED, COLS>(w, head, i);
-        if constexpr (!RMS) b_held[k] = param_vec<T, V, R, SHIFTED, COLS>(b, head, i);
+    if (held(k)) unpack<T, V>(in[i], v[k]);
+  }
+  if constexpr (PRELOAD) {
+    with_row_offset<OFFSETS>(head % V, [&](auto off) {
+      constexpr int OFF = decltype(off)::value;
+#pragma unroll
+      for (int k = 0; k < PER; ++k) {
+        const int i = first + threadIdx.x + k * BLOCK;
+        if (!held(k)) continue;
+        w_held[k] = param_vec<T, V, R, SHIFTED, COLS, OFF>(w, head, i);
+        if constexpr (!RMS) b_held[k] = param_vec<T, V, R, SHIFTED, COLS, OFF>(b, head, i);
       }
-    }
+    });
   }
   // Each vector's elements summed on their own, then the vectors: chains of V and PER adds where
   // one running sum made a chain of V * PER dependent adds (64 at 8 rows of 65536) after the loads.
@@ -380,17 +418,24 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
     if (!RMS) mean_out[row] = mean;
     rstd_out[row] = rstd;
   }
+  if constexpr (PRELOAD) {
 #pragma unroll
-  for (int k = 0; k < PER; ++k) {
-    const int i = first + threadIdx.x + k * BLOCK;
-    if (!held(k)) continue;
-    if constexpr (PRELOAD) {
-      out[i] = normalize<T, V, RMS>(v[k], w_held[k], RMS ? nullptr : &b_held[RMS ? 0 : k], mean, rstd);
-    } else {
-      const R w_raw = param_vec<T, V, R, SHIFTED, COLS>(w, head, i);
-      const R b_raw = RMS ? w_raw : param_vec<T, V, R, SHIFTED, COLS>(b, head, i);
-      out[i] = normalize<T, V, RMS>(v[k], w_raw, &b_raw, mean, rstd);
+    for (int k = 0; k < PER; ++k) {
+      const int i = first + threadIdx.x + k * BLOCK;
+      if (held(k)) out[i] = normalize<T, V, RMS>(v[k], w_held[k], RMS ? nullptr : &b_held[RMS ? 0 : k], mean, rstd);
     }
+  } else {
+    with_row_offset<OFFSETS>(head % V, [&](auto off) {
+      constexpr int OFF = decltype(off)::value;
+#pragma unroll
+      for (int k = 0; k < PER; ++k) {
+        const int i = first + threadIdx.x + k * BLOCK;
+        if (!held(k)) continue;
+        const R w_raw = param_vec<T, V, R, SHIFTED, COLS, OFF>(w, head, i);
+        const R b_raw = RMS ? w_raw : param_vec<T, V, R, SHIFTED, COLS, OFF>(b, head, i);
+        out[i] = normalize<T, V, RMS>(v[k], w_raw, &b_raw, mean, rstd);
+      }
+    });
   }
   if (SHIFTED && loose_col >= 0) row_y[loose_col] = normalize_one<T, RMS>(lv, w, b, loose_col, mean, rstd);
   exchange.finish();
