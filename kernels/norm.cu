@@ -86,7 +86,7 @@ __device__ __forceinline__ void with_row_offset(int off, F&& f) {
 // or more elements takes its w and b vectors from the two aligned vectors each straddles
 // (param_vec), shifted by the row's offset, known at compile time; otherwise one path.
 template <typename T, int V, int COLS>
-constexpr int param_offsets() { return COLS % V != 0 && V >= 8 ? V : 1; }
+__host__ __device__ constexpr int param_offsets() { return COLS % V != 0 && V >= 8 ? V : 1; }
 
 // w's (or b's) elements for vector i of a row's whole vectors, which start at column `head`, with
 // OFF = head % V where param_offsets() > 1: a vector load for every vector of an unshifted row and
@@ -128,6 +128,25 @@ __device__ __forceinline__ R param_vec(const T* p, int head, int i) {
   } else {
     return vecs[i];
   }
+}
+
+// Calls f(k, i, w_raw, b_raw) for each vector k < PER that held(k) says the thread holds, i =
+// index(k) its place among the row's whole vectors, with w's vector i and, for LayerNorm, b's
+// (RMSNorm's b_raw is w_raw), loaded by param_vec under the row's offset.
+template <typename T, int V, typename R, bool SHIFTED, int COLS, int RMS, int PER, typename Held, typename Index,
+          typename F>
+__device__ __forceinline__ void for_param_vecs(const T* w, const T* b, int head, Held held, Index index, F&& f) {
+  with_row_offset<param_offsets<T, V, COLS>()>(head % V, [&](auto off) {
+    constexpr int OFF = decltype(off)::value;
+#pragma unroll
+    for (int k = 0; k < PER; ++k) {
+      if (!held(k)) continue;
+      const int i = index(k);
+      const R w_raw = param_vec<T, V, R, SHIFTED, COLS, OFF>(w, head, i);
+      const R b_raw = RMS ? w_raw : param_vec<T, V, R, SHIFTED, COLS, OFF>(b, head, i);
+      f(k, i, w_raw, b_raw);
+    }
+  });
 }
 
 }  // namespace norm_detail
@@ -180,16 +199,12 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
   // PRELOAD: w and b fetched now, beside x, rather than after the reductions, where their latency
   // (L2 at best) would be the last step of every row's chain: it tells when the rows are few.
   R w_held[PRELOAD ? PER : 1], b_held[PRELOAD && !RMS ? PER : 1];
-  constexpr int OFFSETS = param_offsets<T, V, COLS>();
+  const auto held = [&](int k) { return part.held(k); };
+  const auto index = [&](int k) { return lane + k * ROW_THREADS; };
   if constexpr (PRELOAD) {
-    with_row_offset<OFFSETS>(head % V, [&](auto off) {
-      constexpr int OFF = decltype(off)::value;
-#pragma unroll
-      for (int k = 0; k < PER; ++k)
-        if (part.held(k)) {
-          w_held[k] = param_vec<T, V, R, SHIFTED, COLS, OFF>(w, head, lane + k * ROW_THREADS);
-          if constexpr (!RMS) b_held[k] = param_vec<T, V, R, SHIFTED, COLS, OFF>(b, head, lane + k * ROW_THREADS);
-        }
+    for_param_vecs<T, V, R, SHIFTED, COLS, RMS, PER>(w, b, head, held, index, [&](int k, int, R w_raw, R b_raw) {
+      w_held[k] = w_raw;
+      if constexpr (!RMS) b_held[k] = b_raw;
     });
   }
   sum = group_reduce<ROW_THREADS, ROWS_PER_BLOCK>(sum, SumOp{}, scratch);
@@ -221,16 +236,8 @@ __global__ void __launch_bounds__(ROW_THREADS * ROWS_PER_BLOCK)
         store_vec<STREAMING>(out + lane + k * ROW_THREADS,
                              normalize<T, V, RMS>(v[k], w_held[k], RMS ? nullptr : &b_held[RMS ? 0 : k], mean, rstd));
   } else {
-    with_row_offset<OFFSETS>(head % V, [&](auto off) {
-      constexpr int OFF = decltype(off)::value;
-#pragma unroll
-      for (int k = 0; k < PER; ++k) {
-        const int i = lane + k * ROW_THREADS;
-        if (!part.held(k)) continue;
-        const R w_raw = param_vec<T, V, R, SHIFTED, COLS, OFF>(w, head, i);
-        const R b_raw = RMS ? w_raw : param_vec<T, V, R, SHIFTED, COLS, OFF>(b, head, i);
-        store_vec<STREAMING>(out + i, normalize<T, V, RMS>(v[k], w_raw, &b_raw, mean, rstd));
-      }
+    for_param_vecs<T, V, R, SHIFTED, COLS, RMS, PER>(w, b, head, held, index, [&](int k, int i, R w_raw, R b_raw) {
+      store_vec<STREAMING>(out + i, normalize<T, V, RMS>(v[k], w_raw, &b_raw, mean, rstd));
     });
   }
 #pragma unroll
@@ -348,22 +355,14 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
       to_sum += value;
     }
   };
-  constexpr int OFFSETS = param_offsets<T, V, COLS>();
+  const auto index = [&](int k) { return first + (int)threadIdx.x + k * BLOCK; };
 #pragma unroll
-  for (int k = 0; k < PER; ++k) {
-    const int i = first + threadIdx.x + k * BLOCK;
-    if (held(k)) unpack<T, V>(in[i], v[k]);
-  }
+  for (int k = 0; k < PER; ++k)
+    if (held(k)) unpack<T, V>(in[index(k)], v[k]);
   if constexpr (PRELOAD) {
-    with_row_offset<OFFSETS>(head % V, [&](auto off) {
-      constexpr int OFF = decltype(off)::value;
-#pragma unroll
-      for (int k = 0; k < PER; ++k) {
-        const int i = first + threadIdx.x + k * BLOCK;
-        if (!held(k)) continue;
-        w_held[k] = param_vec<T, V, R, SHIFTED, COLS, OFF>(w, head, i);
-        if constexpr (!RMS) b_held[k] = param_vec<T, V, R, SHIFTED, COLS, OFF>(b, head, i);
-      }
+    for_param_vecs<T, V, R, SHIFTED, COLS, RMS, PER>(w, b, head, held, index, [&](int k, int, R w_raw, R b_raw) {
+      w_held[k] = w_raw;
+      if constexpr (!RMS) b_held[k] = b_raw;
     });
   }
   // Each vector's elements summed on their own, then the vectors: chains of V and PER adds where
@@ -421,20 +420,11 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(BLOCK)
   if constexpr (PRELOAD) {
 #pragma unroll
     for (int k = 0; k < PER; ++k) {
-      const int i = first + threadIdx.x + k * BLOCK;
-      if (held(k)) out[i] = normalize<T, V, RMS>(v[k], w_held[k], RMS ? nullptr : &b_held[RMS ? 0 : k], mean, rstd);
+      if (held(k)) out[index(k)] = normalize<T, V, RMS>(v[k], w_held[k], RMS ? nullptr : &b_held[RMS ? 0 : k], mean, rstd);
     }
   } else {
-    with_row_offset<OFFSETS>(head % V, [&](auto off) {
-      constexpr int OFF = decltype(off)::value;
-#pragma unroll
-      for (int k = 0; k < PER; ++k) {
-        const int i = first + threadIdx.x + k * BLOCK;
-        if (!held(k)) continue;
-        const R w_raw = param_vec<T, V, R, SHIFTED, COLS, OFF>(w, head, i);
-        const R b_raw = RMS ? w_raw : param_vec<T, V, R, SHIFTED, COLS, OFF>(b, head, i);
-        out[i] = normalize<T, V, RMS>(v[k], w_raw, &b_raw, mean, rstd);
-      }
+    for_param_vecs<T, V, R, SHIFTED, COLS, RMS, PER>(w, b, head, held, index, [&](int k, int i, R w_raw, R b_raw) {
+      out[i] = normalize<T, V, RMS>(v[k], w_raw, &b_raw, mean, rstd);
     });
   }
   if (SHIFTED && loose_col >= 0) row_y[loose_col] = normalize_one<T, RMS>(lv, w, b, loose_col, mean, rstd);
