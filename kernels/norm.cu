@@ -70,8 +70,9 @@ __device__ __forceinline__ T normalize_one(float v, const T* w, const T* b, int 
 // compiled once per offset (with_row_offset), so the shifts below take constant amounts.
 template <int N> struct RowOffset { static constexpr int value = N; };
 
-// Calls f(RowOffset<off>{}) for off < N; N = 1 calls f(RowOffset<0>{}) whatever off is. Every
-// thread of a row has the same off, so the branch does not diverge.
+// Calls f(RowOffset<off>{}) for off < N; N = 1 calls f(RowOffset<0>{}) whatever off is. The
+// threads of a row share off; a warp holding several rows (groups of 8 or 16 threads) runs the
+// branches of its rows' offsets one after another.
 template <int N, typename F>
 __device__ __forceinline__ void with_row_offset(int off, F&& f) {
   if constexpr (N <= 1) {

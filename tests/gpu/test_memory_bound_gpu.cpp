@@ -78,11 +78,13 @@ TEST(MemoryBoundGpu, SoftmaxOfAMillionColumnsPassesAtTheOutputTypesFloor) {
 }
 
 // Both norms on every row-length kind (one-vector rows, odd lengths that take 2-byte vectors, the
-// register kernel's longest rows, and the looped kernel's) in every dtype, both eps values.
+// register kernel's longest rows, and the looped kernel's) in every dtype, both eps values. 33 rows
+// of 1023 and 8 of 32769 columns start at all eight offsets from a 16-byte boundary, so the
+// register and cluster kernels run their parameter loads for every offset (norm.cu's param_vec).
 void check_norm(const std::string& family) {
   std::vector<Problem> problems;
   const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 8},     {3, 7},    {257, 64},   {33, 1023},
-                                                           {65, 4096}, {7, 16384}, {5, 32769}, {3, 100002}};
+                                                           {65, 4096}, {7, 16384}, {8, 32769}, {3, 100002}};
   for (const auto& [rows, cols] : shapes)
     for (std::string dtype : {"fp16", "bf16", "fp32"})
       problems.push_back({family, {{"rows", rows}, {"cols", cols}}, dtype, {{"eps", "1e-5"}}});
