@@ -18,8 +18,9 @@ done
 tar -cJf .carry/bin.tar.xz -C "$staging" build
 echo "pack-binaries: .carry/bin.tar.xz, $(du -k .carry/bin.tar.xz | cut -f1) KiB"
 # The device call copies every tracked file, untracked ones git does not ignore, and what it is
-# told to carry, up to "64 MiB" in all. What it refused and took says 64,000,000 bytes (61.0 MiB):
-# refused at 62 MiB (session 37, carrying ab/ whole) and 62.1 MiB (session 44), taken at 60.97 MiB.
+# told to carry, up to "64 MiB" in all. It refused 62 MiB (session 37, carrying ab/ whole) and
+# 62.1 MiB (session 44) and took 60.97 MiB, so the limit lies between; 64,000,000 bytes (61.04
+# MiB) fits both and is assumed here (inferred, not read from the tool).
 # Say how much room this leaves, so results can be compressed before a call is refused.
 limit=64000000
 tracked=$( (git ls-files -z; git ls-files -z --others --exclude-standard) | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
