@@ -83,11 +83,13 @@ __device__ __forceinline__ void with_row_offset(int off, F&& f) {
   }
 }
 
-// How many offsets a kernel compiles its parameter loads for: a shifted row of vectors of eight
-// or more elements takes its w and b vectors from the two aligned vectors each straddles
-// (param_vec), shifted by the row's offset, known at compile time; otherwise one path.
+// How many offsets a kernel compiles its parameter loads for: a shifted row of 16-byte vectors
+// (eight 16-bit elements, or four fp32) takes its w and b vectors from the two aligned vectors each
+// straddles (param_vec), shifted by the row's offset, known at compile time; otherwise one path.
 template <typename T, int V, int COLS>
-__host__ __device__ constexpr int param_offsets() { return COLS % V != 0 && V >= 8 ? V : 1; }
+__host__ __device__ constexpr int param_offsets() {
+  return COLS % V != 0 && V * sizeof(T) == 16 ? V : 1;
+}
 
 // w's (or b's) elements for vector i of a row's whole vectors, which start at column `head`, with
 // OFF = head % V where param_offsets() > 1: a vector load for every vector of an unshifted row and
@@ -98,8 +100,11 @@ __host__ __device__ constexpr int param_offsets() { return COLS % V != 0 && V >=
 // word's offset), compiled once per offset, where the run-time shift selected each word among the
 // offsets: LayerNorm at 2000 x 12289 fp16 with 16-byte vectors and 256 threads a row went 0.0409
 // -> 0.0384 ms by the events and 34.1 -> 30.9 us by ncu (results/h200/norm-offsets-s44); its
-// other problems there were level. Narrower vectors are loaded an element at a time: there the
-// two loads and run-time shifts measured slower (8-byte vectors 0.0310 -> 0.0346 ms). The last
+// other problems there were level. fp32's four words a vector are selected, not shifted: LayerNorm
+// at 4096 x 5001 fp32 went 0.0481 -> 0.0472 ms (default search, results/h200/norm-offsets-s45).
+// Narrower vectors are loaded an element at a time: there the two loads measured slower, with
+// run-time shifts (8-byte vectors 0.0310 -> 0.0346 ms) and with constant ones (LayerNorm at
+// 16384 x 2047 bf16 0.0439 -> 0.0463 ms, results/h200/norm-offsets-s45). The last
 // vector of a row, whose second would reach past the end of p, goes element by element too.
 template <typename T, int V, typename R, bool SHIFTED, int COLS, int OFF>
 __device__ __forceinline__ R param_vec(const T* p, int head, int i) {
