@@ -101,11 +101,13 @@ __host__ __device__ constexpr int param_offsets() {
 // offsets: LayerNorm at 2000 x 12289 fp16 with 16-byte vectors and 256 threads a row went 0.0409
 // -> 0.0384 ms by the events and 34.1 -> 30.9 us by ncu (results/h200/norm-offsets-s44); its
 // other problems there were level. fp32's four words a vector are selected, not shifted: LayerNorm
-// at 4096 x 5001 fp32 went 0.0478 -> 0.0469 ms (default search, results/h200/norm-offsets-s45),
-// at the cost of RMSNorm's 1.3-1.6% there (its PRELOAD candidates lost, the others gained).
-// Narrower vectors are loaded an element at a time: there the two loads measured slower, with
-// run-time shifts (8-byte vectors 0.0310 -> 0.0346 ms) and with constant ones (LayerNorm at
-// 16384 x 2047 bf16 0.0439 -> 0.0463 ms, results/h200/norm-offsets-s45). The last
+// at 4096 x 5001 fp32 went 0.0479 / 0.0477 -> 0.0469 / 0.0468 ms (default search, two turns each,
+// results/h200/norm-offsets-s45), at the cost of RMSNorm's 1.3-1.6% there (its PRELOAD candidates
+// at 128 and 256 threads a row lost). Narrower vectors are loaded an element at a time: for 16-bit
+// elements the two loads measured slower, with run-time shifts (8-byte vectors 0.0310 -> 0.0346
+// ms) and with constant ones (LayerNorm at 16384 x 2047 bf16 0.0439 / 0.0440 -> 0.0464 / 0.0463
+// ms). fp32's 8-byte vectors (two words, selected) were faster in that call's LayerNorm tuning
+// passes, never the winner, and RMSNorm's were not measured: left element by element. The last
 // vector of a row, whose second would reach past the end of p, goes element by element too.
 template <typename T, int V, typename R, bool SHIFTED, int COLS, int OFF>
 __device__ __forceinline__ R param_vec(const T* p, int head, int i) {
