@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -44,6 +45,10 @@ std::vector<char*> declare_family_path(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Whole lines out as they are printed, also into a file or a pipe: a run stopped by a time
+  // limit (timeout, a CI step, a batch scheduler) keeps every line it printed, where block
+  // buffering lost the last 4 KB of a bench log (results/h200/norm-staged-params-s46, call 1).
+  std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   ktune::cli::set_argv(argc, argv);
   std::vector<char*> args;
   try {

@@ -1,0 +1,49 @@
+// ktune's stdout into a file keeps whole lines when the run is stopped part way, as a time limit
+// stops it: what it printed is in the file, ending at a line's end.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <unistd.h>
+
+#include "run_ktune.hpp"
+
+namespace ktune {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// An offline compile of a few hundred candidates from an empty cache takes minutes on two cores;
+// the run is stopped (SIGTERM) as soon as its output file holds anything. Block-buffered, that
+// happens only once 4 KB are waiting, cut wherever the buffer ends (or never within a minute).
+TEST(OutputLines, AStoppedRunKeepsWholeLinesInItsOutputFile) {
+  const fs::path dir = fs::temp_directory_path() / ("ktune-output-lines-" + std::to_string(::getpid()));
+  fs::remove_all(dir);  // an empty cache: nothing compiles at once
+  fs::create_directories(dir);
+  const fs::path out = dir / "compile.log";
+  const std::string run = std::string(KTUNE_BINARY) +
+                          " compile layernorm --rows 4096 --cols 5001 --dtype fp16 -v --no-progress --jobs 1 --cache-dir '" +
+                          (dir / "cache").string() + "' > '" + out.string() + "' 2>/dev/null";
+  const test::Ran r = test::run_command(run + " & pid=$!; for i in $(seq 600); do [ -s '" + out.string() +
+                                        "' ] && break; sleep 0.1; done; kill -TERM $pid; wait $pid; echo stopped $?");
+  EXPECT_NE(r.output.find("stopped 143"), std::string::npos) << r.output;  // killed, not finished
+  const std::string text = read_all(out);
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n') << "the output ends part way through a line:\n" << text.substr(text.size() - std::min<size_t>(text.size(), 200));
+  EXPECT_LT(text.size(), 4096u) << "stopped only once a 4 KB buffer was written";
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ktune
