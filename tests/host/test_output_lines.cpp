@@ -4,25 +4,17 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <unistd.h>
 
 #include "run_ktune.hpp"
+#include "util/fs.hpp"
 
 namespace ktune {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // An offline compile of a few hundred candidates from an empty cache takes minutes on two cores;
 // the run is stopped (SIGTERM) as soon as its output file holds anything. Block-buffered, that
@@ -38,7 +30,7 @@ TEST(OutputLines, AStoppedRunKeepsWholeLinesInItsOutputFile) {
   const test::Ran r = test::run_command(run + " & pid=$!; for i in $(seq 600); do [ -s '" + out.string() +
                                         "' ] && break; sleep 0.1; done; kill -TERM $pid; wait $pid; echo stopped $?");
   EXPECT_NE(r.output.find("stopped 143"), std::string::npos) << r.output;  // killed, not finished
-  const std::string text = read_all(out);
+  const std::string text = read_file(out);
   ASSERT_FALSE(text.empty());
   EXPECT_EQ(text.back(), '\n') << "the output ends part way through a line:\n" << text.substr(text.size() - std::min<size_t>(text.size(), 200));
   EXPECT_LT(text.size(), 4096u) << "stopped only once a 4 KB buffer was written";
