@@ -101,6 +101,24 @@ __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
   } while (!done);
 }
 
+// One try at the phase of the given parity: 1 if it has completed. The answer arrives late (the
+// instruction waits on the barrier in the background), so a caller that asks early and looks at
+// the answer only when it needs it overlaps that wait with its own work; mbar_wait then finishes
+// the wait if the answer was no.
+__device__ __forceinline__ unsigned mbar_try(unsigned bar, unsigned parity) {
+  unsigned done;
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n"
+      "}\n"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return done;
+}
+
 // Orders this thread's mbarrier.init before the copy engine (or another CTA) uses the barrier.
 __device__ __forceinline__ void fence_mbarrier_init() {
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
