@@ -12,6 +12,7 @@
 #include "cli/common.hpp"
 #include "families/family.hpp"
 #include "util/error.hpp"
+#include "util/stop_signals.hpp"
 
 namespace {
 
@@ -49,6 +50,7 @@ int main(int argc, char** argv) {
   // limit (timeout, a CI step, a batch scheduler) keeps every line it printed, where block
   // buffering lost the last 4 KB of a bench log (results/h200/norm-staged-params-s46, call 1).
   std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
+  ktune::take_stop_signals();
   ktune::cli::set_argv(argc, argv);
   std::vector<char*> args;
   try {

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "util/error.hpp"
+#include "util/stop_signals.hpp"
 
 extern char** environ;
 
@@ -64,8 +65,13 @@ void WorkerClient::start() {
   }
   for (auto& o : env_) envp.push_back(o.data());
   envp.push_back(nullptr);
-  int rc = posix_spawn(&pid_, argv_[0].c_str(), &actions, nullptr, args.data(), envp.data());
+  // The worker starts with no signal blocked, not with the mask of the thread that starts it.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  unblock_signals_in_child(attr);
+  int rc = posix_spawn(&pid_, argv_[0].c_str(), &actions, &attr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
   close(in_pipe[0]);
   close(out_pipe[1]);
   if (rc != 0) {

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <thread>
 
+#include "util/stop_signals.hpp"
+
 extern char** environ;
 
 namespace ktune {
@@ -31,7 +33,8 @@ bool spawn_detached(const std::vector<std::string>& argv, const std::filesystem:
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   // Its own session: a terminal's signals to the application (Ctrl-C) do not reach the tuning.
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+  // No signal blocked in it: not the mask of the application thread (or ktune's) that starts it.
+  unblock_signals_in_child(attr, POSIX_SPAWN_SETSID);
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
