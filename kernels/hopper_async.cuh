@@ -84,23 +84,6 @@ __device__ __forceinline__ void st_async_to_block(unsigned dst, float value, uns
       : "memory");
 }
 
-// Returns once the phase of the given parity has completed. A fresh barrier is in phase 0, so
-// waiting for parity 1 returns at once: how the producer passes its first lap over empty stages.
-__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
-  unsigned done;
-  do {
-    asm volatile(
-        "{\n"
-        ".reg .pred p;\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n"
-        "}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-  } while (!done);
-}
-
 // One try at the phase of the given parity: 1 if it has completed. The answer arrives late (the
 // instruction waits on the barrier in the background), so a caller that asks early and looks at
 // the answer only when it needs it overlaps that wait with its own work; mbar_wait then finishes
@@ -117,6 +100,13 @@ __device__ __forceinline__ unsigned mbar_try(unsigned bar, unsigned parity) {
       : "r"(bar), "r"(parity)
       : "memory");
   return done;
+}
+
+// Returns once the phase of the given parity has completed. A fresh barrier is in phase 0, so
+// waiting for parity 1 returns at once: how the producer passes its first lap over empty stages.
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
+  while (!mbar_try(bar, parity)) {
+  }
 }
 
 // Orders this thread's mbarrier.init before the copy engine (or another CTA) uses the barrier.
