@@ -1083,9 +1083,10 @@ __device__ __forceinline__ void ktune_gemm_wgmma_body(const Operands ops, OutT* 
           // Where the TMA thread copies the scales (2), the next stage's barrier is asked now and
           // its answer read after the promotion, so the barrier's latency runs under the wait for
           // the wgmma and the promotion (cuBLASLt's kernel asks as early). M = 4096, same tiles,
-          // two turns each: 1.0-2.8% faster on each of the six problems of suites/blockscaled.json;
-          // with warp 1's copies (M = 128) one of three problems was 1.3-1.8% slower, the others
-          // level (results/h200/blockscaled-probe-s47), so there the wait stays after the promotion.
+          // two turns each: ratios to cuBLASLt 0.9-2.8% higher on each of the six problems of
+          // suites/blockscaled.json; with warp 1's copies (M = 128) one of three was 1.2-1.8%
+          // lower, the others level (results/h200/blockscaled-probe-s47), so there the wait stays
+          // after the promotion.
           const unsigned next_full = full_bar + 8 * (s + 1 == NUM_STAGES ? 0 : s + 1);
           const unsigned next_phase = s + 1 == NUM_STAGES ? phase ^ 1 : phase;
           const unsigned next_ready = BLOCK_SCALED == 2 && kt + 1 < kt_end ? mbar_try(next_full, next_phase) : 0u;

@@ -10,9 +10,10 @@ namespace ktune {
 // starts one thread that waits for them. When one comes, that thread flushes stdout and stderr
 // (under their locks: a line another thread is printing is finished first) and ends the process by
 // the same signal, with its default action: the exit status says "killed by SIGTERM" as before.
-// Why: NVRTC installs handlers of its own for these signals while it compiles, and a signal run
-// by them exited with status 4 or crashed (SIGSEGV) in a process whose other threads were still
-// compiling. Call it first thing in main, before any thread starts.
+// Why: early in its first compile the process catches SIGTERM with a handler ktune does not
+// install (most likely NVRTC's: libnvrtc imports sigaction), and a SIGTERM then ended the run with
+// status 4 or by SIGSEGV (results/h200/stop-signals-s47/host-stops.txt). Call it first thing in
+// main, before any thread starts.
 void take_stop_signals();
 
 // Lets a child start with no signal blocked (the stop signals above included), in place of the

@@ -1,6 +1,6 @@
 // ktune stopped by SIGTERM (timeout(1), a CI step's limit, a batch scheduler) ends as killed by
-// SIGTERM at every moment of a run, also while NVRTC, which installs signal handlers of its own,
-// is compiling: status 143 in the shell, never a crash or another exit code.
+// SIGTERM, also as its first NVRTC compile begins, when a handler ktune does not install (most
+// likely NVRTC's) is in place: status 143 in the shell, not a crash or another exit code.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -18,9 +18,10 @@ namespace fs = std::filesystem;
 
 // Thirteen offline compiles from empty caches, each stopped 0-60 ms after its first line, which
 // comes just before the first NVRTC compile. Before take_stop_signals (util/stop_signals.hpp),
-// on a machine like CI's, the runs stopped 10-40 ms after it ended with exit status 4 (NVRTC's
+// on a machine like CI's, the runs stopped 10-40 ms after it ended with exit status 4 (that
 // handler) or by SIGSEGV (that handler exiting while the compile thread ran on): 7 of the 13 in
-// each of three passes, where this build's ktune gave 143 in all 39.
+// each of three passes, where this build's ktune gave 143 in all 39
+// (results/h200/stop-signals-s47/host-stops.txt).
 TEST(StopSignals, ACompileStoppedAtAnyMomentEndsAsKilledBySigterm) {
   const fs::path dir = fs::temp_directory_path() / ("ktune-stop-signals-" + std::to_string(::getpid()));
   fs::remove_all(dir);
