@@ -38,4 +38,15 @@ inline Ran run_ktune(const std::string& args, const std::string& env = "", const
   return run_command(command);
 }
 
+// A shell snippet for the tests of a stopped run: an offline compile of a few hundred candidates
+// (minutes on two cores) from the cache folder `cache`, stdout into `out`; once `out` holds
+// anything (checked every 2 ms, for a minute at most) and `delay` seconds more, SIGTERM; then
+// "stopped STATUS" on the snippet's output, STATUS as the shell's `wait` gives it.
+inline std::string stopped_compile(const std::string& out, const std::string& cache, const std::string& delay = "0") {
+  return std::string(KTUNE_BINARY) +
+         " compile layernorm --rows 4096 --cols 5001 --dtype fp16 -v --no-progress --jobs 1 --cache-dir '" + cache +
+         "' > '" + out + "' 2>/dev/null & pid=$!; for i in $(seq 30000); do [ -s '" + out +
+         "' ] && break; sleep 0.002; done; sleep " + delay + "; kill -TERM $pid; wait $pid; echo \"stopped $?\"";
+}
+
 }  // namespace ktune::test

@@ -24,11 +24,7 @@ TEST(OutputLines, AStoppedRunKeepsWholeLinesInItsOutputFile) {
   fs::remove_all(dir);  // an empty cache: nothing compiles at once
   fs::create_directories(dir);
   const fs::path out = dir / "compile.log";
-  const std::string run = std::string(KTUNE_BINARY) +
-                          " compile layernorm --rows 4096 --cols 5001 --dtype fp16 -v --no-progress --jobs 1 --cache-dir '" +
-                          (dir / "cache").string() + "' > '" + out.string() + "' 2>/dev/null";
-  const test::Ran r = test::run_command(run + " & pid=$!; for i in $(seq 600); do [ -s '" + out.string() +
-                                        "' ] && break; sleep 0.1; done; kill -TERM $pid; wait $pid; echo stopped $?");
+  const test::Ran r = test::run_command(test::stopped_compile(out.string(), (dir / "cache").string()));
   EXPECT_NE(r.output.find("stopped 143"), std::string::npos) << r.output;  // killed, not finished
   const std::string text = read_file(out);
   ASSERT_FALSE(text.empty());

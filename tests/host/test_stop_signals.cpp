@@ -29,19 +29,15 @@ TEST(StopSignals, ACompileStoppedAtAnyMomentEndsAsKilledBySigterm) {
   const std::string out = (dir / "compile.log").string();
   const std::string cache = (dir / "cache").string();
   const std::string script =
-      "for d in 0 0.005 0.01 0.015 0.02 0.025 0.03 0.035 0.04 0.045 0.05 0.055 0.06; do "
-      "rm -rf '" + cache + "' '" + out + "'; " + std::string(KTUNE_BINARY) +
-      " compile layernorm --rows 4096 --cols 5001 --dtype fp16 -v --no-progress --jobs 1 --cache-dir '" + cache +
-      "' > '" + out + "' 2>/dev/null & pid=$!; "
-      "for i in $(seq 3000); do [ -s '" + out + "' ] && break; sleep 0.002; done; "
-      "sleep $d; kill -TERM $pid; wait $pid; echo \"status $?\"; done";
+      "for d in 0 0.005 0.01 0.015 0.02 0.025 0.03 0.035 0.04 0.045 0.05 0.055 0.06; do rm -rf '" + cache + "' '" +
+      out + "'; " + test::stopped_compile(out, cache, "$d") + "; done";
   const test::Ran r = test::run_command(script);
   std::istringstream lines(r.output);
   std::string word;
   int runs = 0;
   int status = 0;
   while (lines >> word) {
-    if (word != "status") continue;
+    if (word != "stopped") continue;
     ASSERT_TRUE(lines >> status);
     EXPECT_EQ(status, 143) << "a stopped compile ended otherwise than by SIGTERM:\n" << r.output;
     ++runs;
