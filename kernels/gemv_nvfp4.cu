@@ -187,7 +187,7 @@ ktune_gemv_nvfp4(const T* __restrict__ A, const unsigned char* __restrict__ W,
     auto load = [&](uint4 (&vu)[2], unsigned (&su)[2], bool ok) {
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
-        vu[r] = load_stream16(wp[r], ok);
+        vu[r] = load_stream16_l2_256(wp[r], ok);
         su[r] = ok ? __ldg(reinterpret_cast<const unsigned short*>(sp[r])) : 0u;
       }
 #pragma unroll
@@ -233,7 +233,7 @@ ktune_gemv_nvfp4(const T* __restrict__ A, const unsigned char* __restrict__ W,
       unsigned su[2];
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
-        vu[r] = load_stream16(w_row[r] + cu * 64ll, ok);
+        vu[r] = load_stream16_l2_256(w_row[r] + cu * 64ll, ok);
         su[r] = scales(cu, r);
       }
       activations(cu, x);
