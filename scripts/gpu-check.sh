@@ -114,7 +114,7 @@ fi
 # The default suite, measured twice with the same code, and a third time with every tuned kernel
 # made 5% slower on the GPU (a calibrated spin after each launch, inside the timed interval): the
 # regression gate's self-test. BASE vs the rerun must show no `slower`; BASE vs the planted run
-# must flag the problems. The first run is the committed baseline (results/h100/bench-default.json).
+# must flag the problems. The first run is the committed baseline (results/h100/bench-default.json.gz).
 if stage bench; then
   timed bench-1 bench suites/default.json --format gbench --out "$out/results" --stem bench-default
   timed bench-2 bench suites/default.json --no-tune --format gbench --out "$out/results" --stem bench-rerun

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake g++ make libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev googletest chromium curl ca-certificates)
+packages=(cmake g++ make zlib1g-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev googletest chromium curl ca-certificates)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

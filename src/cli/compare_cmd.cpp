@@ -28,8 +28,8 @@ void setup_compare(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "compare", "compare two results files kernel by kernel, by per-round ratios to the library baseline; exit 1 on a regression");
-  cmd->add_option("base", opts->base, "the baseline results JSON")->required();
-  cmd->add_option("new", opts->next, "the results JSON to judge")->required();
+  cmd->add_option("base", opts->base, "the baseline results JSON (or .json.gz)")->required();
+  cmd->add_option("new", opts->next, "the results JSON to judge (or .json.gz)")->required();
   cmd->add_option("--threshold", opts->threshold_percent, "percent change that counts as a regression")
       ->capture_default_str();
   cmd->add_option("--alpha", opts->alpha, "significance level of the rank test; intervals are at 1 - alpha")

@@ -17,6 +17,7 @@
 #include "store/results_merge.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/gzip_file.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -27,9 +28,11 @@ FileKind kind_of(const std::filesystem::path& path) {
   if (!std::filesystem::exists(path)) throw ConfigError(fmt::format("{}: no such file", path.string()));
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(read_file(path));
+    j = nlohmann::json::parse(read_file_inflated(path));
   } catch (const nlohmann::json::exception& e) {
     throw ConfigError(fmt::format("{}: not JSON ({})", path.string(), e.what()));
+  } catch (const Error& e) {
+    throw ConfigError(e.what());
   }
   if (j.is_object() && j.contains("entries")) return FileKind::cache;
   if (j.is_object() && j.contains("problems")) return FileKind::results;

@@ -25,7 +25,7 @@ void setup_report(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "report", "roofline report of a results file: JSON, CSV, markdown and a self-contained HTML page");
-  cmd->add_option("results", opts->results, "a results .json written by gemm, sweep or bench")->required();
+  cmd->add_option("results", opts->results, "a results .json written by gemm, sweep or bench (or that file gzipped)")->required();
   cmd->add_option("--out", opts->out, "folder for the report files (default: the results file's folder)");
   cmd->add_option("--ceilings", opts->ceilings, "ceilings file to use (default: <cache dir>/ceilings.json, "
                                                 "else datasheet values)");
@@ -59,7 +59,7 @@ void setup_report(CLI::App& app, int& exit_code) {
     }
 
     const std::filesystem::path out = opts->out.empty() ? results_path.parent_path() : std::filesystem::path(opts->out);
-    const ReportFiles files = write_report(report, out, results_path.stem().string() + "-report");
+    const ReportFiles files = write_report(report, out, results_stem(results_path) + "-report");
     fmt::print("report: {}\n        {}\n        {}\n        {}\n", files.html.string(), files.markdown.string(),
                files.json.string(), files.csv.string());
     exit_code = 0;

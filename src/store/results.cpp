@@ -11,6 +11,7 @@
 #include "store/record_json.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/gzip_file.hpp"
 #include "util/table_text.hpp"
 
 namespace ktune {
@@ -214,10 +215,17 @@ std::optional<size_t> recorded_winner(const ProblemResult& r) {
   return best;
 }
 
+std::string results_stem(const fs::path& path) {
+  fs::path name = path.filename();
+  if (name.extension() == ".gz") name = name.stem();
+  if (name.extension() == ".json") name = name.stem();
+  return name.string();
+}
+
 std::vector<ProblemResult> read_results(const fs::path& path, RunInfo* info_out) {
   std::string text;
   try {
-    text = read_file(path);
+    text = read_file_inflated(path);
   } catch (const Error& e) {
     throw ConfigError(e.what());
   }

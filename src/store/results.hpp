@@ -91,8 +91,12 @@ std::pair<std::filesystem::path, std::filesystem::path> write_results(
 // finalists (the records with interleaved rounds against the baseline), else of all passed.
 std::optional<size_t> recorded_winner(const ProblemResult& r);
 
-// Reads a results .json back; fills *info_out when given. Throws ktune::ConfigError naming the
-// file for unreadable, malformed or newer-schema files.
+// Reads a results .json back, gzipped or not (util/gzip_file.hpp); fills *info_out when given.
+// Throws ktune::ConfigError naming the file for unreadable, malformed or newer-schema files.
 std::vector<ProblemResult> read_results(const std::filesystem::path& path, RunInfo* info_out);
+
+// A results file's name without its ".gz" and then its ".json" (bench-x.json.gz -> bench-x): what
+// the files made from it (`ktune report`'s) are named after.
+std::string results_stem(const std::filesystem::path& path);
 
 }  // namespace ktune

@@ -100,10 +100,10 @@ TEST(BadInput, CompileExitsTwoWhenNothingCanCompile) {
 TEST(BadInput, CompareAndReportRecogniseFilesThatAreNotResultsOrShareNothing) {
   const fs::path dir = scratch("compare");
   std::ofstream(dir / "other.json") << R"({"name": "not results"})";
-  const std::string gemm = std::string(KTUNE_SOURCE_DIR) + "/results/h100/gemm-4096-fp16-rr.json";
+  const std::string gemm = std::string(KTUNE_SOURCE_DIR) + "/results/h100/gemm-4096-fp16-rr.json.gz";
   expect_refused("compare " + gemm + " " + (dir / "other.json").string(), "not a ktune results file");
   expect_refused("report " + (dir / "other.json").string() + " --out " + (dir / "r").string(), "not a ktune results file");
-  const std::string softmax = std::string(KTUNE_SOURCE_DIR) + "/results/h100/bench-softmax-rows.json";
+  const std::string softmax = std::string(KTUNE_SOURCE_DIR) + "/results/h100/bench-softmax-rows.json.gz";
   ASSERT_TRUE(fs::exists(softmax));
   expect_refused("compare " + gemm + " " + softmax, "share no problem");
 }

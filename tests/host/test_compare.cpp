@@ -35,7 +35,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kH100File = KTUNE_SOURCE_DIR "/results/h100/gemm-4096-fp16-rr.json";
+const fs::path kH100File = KTUNE_SOURCE_DIR "/results/h100/gemm-4096-fp16-rr.json.gz";
 
 // ---- the rank test: scipy.stats.mannwhitneyu(x, y, alternative="two-sided", method="asymptotic")
 
@@ -370,7 +370,7 @@ TEST(CompareH100, ReferenceThatMovesIsAControlNotARegression) {
 // time with every tuned kernel made 5% slower on the GPU by `--plant-delay 5` (a calibrated spin
 // inside the timed interval, measured +4.0% to +7.0%): real samples, real drift between runs.
 std::vector<ProblemResult> h100_run(const std::string& stem, RunInfo* info) {
-  return read_results(std::string(KTUNE_SOURCE_DIR) + "/results/h100/" + stem + ".json", info);
+  return read_results(std::string(KTUNE_SOURCE_DIR) + "/results/h100/" + stem + ".json.gz", info);
 }
 
 TEST(CompareH100, ARerunIsNoRegressionAndAPlantedSlowdownIsCaughtEverywhere) {

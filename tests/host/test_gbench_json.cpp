@@ -130,7 +130,7 @@ TEST(GbenchJson, TuningFileGivesItsWinner) {
   // The committed H100 sweep: ~160 candidates, one reference. The ktune entry is the fastest
   // passed candidate.
   RunInfo i;
-  const auto results = read_results(KTUNE_SOURCE_DIR "/results/h100/gemm-4096-fp16-rr.json", &i);
+  const auto results = read_results(KTUNE_SOURCE_DIR "/results/h100/gemm-4096-fp16-rr.json.gz", &i);
   double fastest = 1e30;
   for (const auto& rec : results.at(0).records)
     if (rec.source == "ktune" && rec.disposition == Disposition::passed && rec.time)

@@ -31,7 +31,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kH100File = KTUNE_SOURCE_DIR "/results/h100/gemm-4096-fp16-rr.json";
+const fs::path kH100File = KTUNE_SOURCE_DIR "/results/h100/gemm-4096-fp16-rr.json.gz";
 
 Ceilings measured() {
   Ceilings c;
@@ -300,7 +300,7 @@ TEST(Report, ARateAboveItsRoofIsExplained) {
     declare_families_in(fs::path(KTUNE_SOURCE_DIR) / "examples" / example);
   RunInfo run;
   const std::vector<ProblemResult> results =
-      read_results(KTUNE_SOURCE_DIR "/results/h100/examples-1b360f0/bench-examples.json", &run);
+      read_results(KTUNE_SOURCE_DIR "/results/h100/examples-1b360f0/bench-examples.json.gz", &run);
   Ceilings c = measured();
   c.copy_gbps = 2900;  // below what the winners reached (the histogram's i32 is drawn under fp32's roof)
   const Report report = build_report(run, results, c, "bench-examples.json");
@@ -323,7 +323,7 @@ TEST(Report, ARateAboveItsRoofIsExplained) {
 TEST(Report, ACopyRoofBesideAComputeBoundProblemIsNoRateAboveItsRoof) {
   RunInfo run;
   const std::vector<ProblemResult> results =
-      read_results(KTUNE_SOURCE_DIR "/results/h200/nvfp4-prefill-838c260/bench-nvfp4-prefill.json", &run);
+      read_results(KTUNE_SOURCE_DIR "/results/h200/nvfp4-prefill-838c260/bench-nvfp4-prefill.json.gz", &run);
   Ceilings c = measured();
   c.tflops = {{"fp16", 989}, {"bf16", 989}};  // the datasheet's dense 16-bit rate
   c.copy_gbps = 4800;
@@ -719,7 +719,7 @@ TEST_F(ReportCommand, UsesMeasuredCeilingsFromTheCache) {
 }
 
 TEST_F(ReportCommand, MemoryBoundFileReportsGbpsAgainstItsBaselines) {
-  const fs::path file = KTUNE_SOURCE_DIR "/results/h100/bench-memory-bound.json";
+  const fs::path file = KTUNE_SOURCE_DIR "/results/h100/bench-memory-bound.json.gz";
   std::string out;
   ASSERT_EQ(ktune("report " + file.string() + " --out " + dir_.string() + " --cache-dir " + (dir_ / "cache").string(),
                   &out),

@@ -210,7 +210,7 @@ void expect_drawn(const nlohmann::json& c, const std::string& id) {
 
 TEST_F(ReportInBrowser, DrawsTheCommittedH100Report) {
   RunInfo run;
-  std::vector<ProblemResult> results = read_results(KTUNE_SOURCE_DIR "/results/h100/gemm-4096-fp16-rr.json", &run);
+  std::vector<ProblemResult> results = read_results(KTUNE_SOURCE_DIR "/results/h100/gemm-4096-fp16-rr.json.gz", &run);
   const Report report = build_report(run, results, measured(), "gemm-4096-fp16-rr.json");
   const ReportProblem& p = report.problems.at(0);
   const nlohmann::json found = probe(report_to_html(report));
