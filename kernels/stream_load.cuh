@@ -19,7 +19,7 @@ __device__ __forceinline__ uint4 load_stream16(const void* p, bool pred) {
 
 // load_stream16, also asking L2 to fetch the 256 bytes around p from DRAM (.L2::256B), for loads
 // that take a piece of a line whose neighbours other warps take soon after: gemv_nvfp4's warps take
-// 64-byte chunks of a weight row in turn, and with the hint one request brings four warps' chunks
+// 64-byte chunks of a weight row in turn, so that one request may bring four warps' chunks
 // (same winners 2.3-3.9% faster against cuBLAS at 1-8 x 4096 x 14336 and 14336 x 4096 on an H200
 // by the events; ncu, caches flushed, saw at most 2%: results/h200/nvfp4-l2-hint-s48).
 __device__ __forceinline__ uint4 load_stream16_l2_256(const void* p, bool pred) {
