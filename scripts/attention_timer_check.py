@@ -14,6 +14,7 @@ import statistics
 import sys
 
 from attention_names import problem_text
+from results_file import load_json
 
 
 def median_ms(records, role, source):
@@ -26,7 +27,7 @@ def median_ms(records, role, source):
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
-    bench = json.load(open(sys.argv[1]))
+    bench = load_json(sys.argv[1])
     torch = {t["problem"]: t for t in json.load(open(sys.argv[2]))}
     diffs, ours_vs_ktune_cudnn, ours_vs_torch_cudnn = [], [], []
     print(f"{'problem':40} {'ktune':>8} {'cuDNN':>8} {'torch':>8} {'diff':>7} {'vs cuDNN':>9} {'vs torch':>9}")

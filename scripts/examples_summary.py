@@ -8,6 +8,7 @@ Usage: python3 scripts/examples_summary.py BENCH.json TORCH.json [PLANTED.json .
 import collections
 import json
 import sys
+from results_file import load_json
 
 
 def problem_key(p):
@@ -62,7 +63,7 @@ def bench_table(bench, torch_rows):
 
 
 def planted_table(path):
-    data = json.load(open(path))
+    data = load_json(path)
     lines = []
     for p in data["problems"]:
         by_plant = collections.defaultdict(lambda: collections.Counter())
@@ -89,7 +90,7 @@ def planted_table(path):
 
 
 def main():
-    bench = json.load(open(sys.argv[1]))
+    bench = load_json(sys.argv[1])
     torch_data = json.load(open(sys.argv[2]))
     out = [f"# ktune's declared-family examples on {bench['device']['name']}", "",
            f"ktune: `{bench['meta'].get('command', '')}`; PyTorch {torch_data['torch']} under triton's do_bench in the same "

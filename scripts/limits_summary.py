@@ -10,6 +10,7 @@ import json
 import sys
 
 from examples_summary import problem_key, shape, winner
+from results_file import load_json
 
 
 def baseline(records, source):
@@ -18,7 +19,7 @@ def baseline(records, source):
 
 
 def main():
-    bench = json.load(open(sys.argv[1]))
+    bench = load_json(sys.argv[1])
     torch_data = json.load(open(sys.argv[2]))
     torch_by_key = {(r["family"], tuple(sorted(r["dims"].items())), r["dtype"]): r for r in torch_data["rows"]}
     out = [f"# Issue 37's limits on {bench['device']['name']}", "",

@@ -15,6 +15,7 @@ import os
 import statistics
 import subprocess
 import sys
+from results_file import load_json
 
 KTUNE, BENCH, OUT = sys.argv[1:4]
 families = sys.argv[4:]
@@ -38,7 +39,7 @@ def durations(stdout):
     return out
 
 
-doc = json.load(open(BENCH))
+doc = load_json(BENCH)
 for family in families:
     entry = next(e for e in doc["problems"] if e["problem"]["family"] == family)
     q = entry["problem"]

@@ -14,11 +14,12 @@ import os
 import statistics
 import subprocess
 import sys
+from results_file import load_json
 
 KTUNE, RESULTS, OUT = sys.argv[1:4]
 picks = [int(a) for a in sys.argv[4:]]
 os.makedirs(OUT, exist_ok=True)
-doc = json.load(open(RESULTS))
+doc = load_json(RESULTS)
 problems = doc["problems"]
 HELPERS = ("ktune_compare", "ktune_checksum", "ktune_fill", "ktune_to_fp32", "ktune_hold", "ktune_spin",
            "ktune_read_flush", "ktune_ref_")

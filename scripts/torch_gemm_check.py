@@ -13,6 +13,7 @@ import math
 
 import torch
 from triton.testing import do_bench
+from results_file import load_json
 
 
 def winner(records):
@@ -68,7 +69,7 @@ def main():
     args = parser.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = True
     rows = []
-    for p in json.load(open(args.results))["problems"]:
+    for p in load_json(args.results)["problems"]:
         prob = p["problem"]
         if prob["family"] not in ("gemm", "gemm_nvfp4"):
             continue

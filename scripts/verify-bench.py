@@ -6,14 +6,13 @@ A bench file records, per problem, the cached winner it measured; this runs `ktu
 the GPU without its tuning cache. Prints one line per winner and exits 1 if any fails.
   scripts/verify-bench.py KTUNE RESULT.json [RESULT.json ...]
 """
-import json
 import subprocess
 import sys
+from results_file import load_json
 
 
 def winners(path):
-    with open(path) as f:
-        doc = json.load(f)
+    doc = load_json(path)
     for entry in doc["problems"]:
         problem = entry["problem"]
         for rec in entry["records"]:
