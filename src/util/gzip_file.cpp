@@ -39,7 +39,8 @@ std::string read_file_inflated(const std::filesystem::path& path) {
     if (status == Z_STREAM_END) {
       if (z.avail_in == 0) break;
       // Another member follows (gzip a b > ab.gz): read on, as gunzip does.
-      if (inflateReset(&z) != Z_OK) break;
+      status = inflateReset(&z);
+      if (status != Z_OK) break;  // reported as damaged below, never as a shorter document
       continue;
     }
     if (status != Z_OK) break;
